@@ -1,0 +1,66 @@
+# autonorm_explorer: every target sets up what it needs and is fast when nothing changed.
+#   make demo    set up, then run the main job headlessly into runs/demo/
+#   make test    set up, then: nbdev-clean check, export-sync check, nbdev-test, pytest
+#   make lab     JupyterLab on the notebooks
+#   make export  nbdev-export + nbdev-clean (after editing notebooks)
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PY      := .venv/bin/python
+VENV    := .venv/bin
+STAMP   := .make
+KERNEL  := autonorm-explorer
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup demo test lab export lock sysdeps data kernel clean-venv bench
+
+setup: $(STAMP)/installed $(STAMP)/kernel data sysdeps
+
+$(PY):
+	python3 -m venv .venv
+
+# Reinstall only when the dependency declarations change.
+$(STAMP)/installed: pyproject.toml constraints.txt | $(PY)
+	@echo "setup: installing the package and its dev dependencies (pinned by constraints.txt)"
+	$(VENV)/pip install --quiet --upgrade "pip>=24" 2>&1 | grep -v "WARNING: Location" || true
+	$(VENV)/pip install --quiet -c constraints.txt -e ".[dev]" 2>&1 | grep -v "WARNING: Location" || true
+	$(PY) -c "import autonorm_explorer, torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
+	@mkdir -p $(STAMP) && touch $@
+
+# The venv's kernelspec for papermill, and JupyterLab settings that keep a headless lab quiet.
+$(STAMP)/kernel: $(STAMP)/installed
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (autonorm-explorer)" >/dev/null
+	@mkdir -p .venv/share/jupyter/lab/settings
+	@echo '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' \
+	  > .venv/share/jupyter/lab/settings/overrides.json
+	@touch $@
+
+data: $(STAMP)/installed
+	@scripts/fetch_offline_data.sh
+
+sysdeps:
+	@scripts/system_deps.sh
+
+demo: setup
+	$(VENV)/autonorm-demo --out runs/demo
+
+test: setup
+	@scripts/run_tests.sh
+
+lab: setup
+	$(VENV)/jupyter lab --notebook-dir=nbs
+
+export: $(STAMP)/installed
+	$(VENV)/nbdev-export
+	$(VENV)/nbdev-clean
+
+bench: setup
+	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b; done
+
+# Regenerate constraints.txt from the current venv (after changing dependencies on purpose).
+lock: $(STAMP)/installed
+	@{ echo '# Exact versions CI tests (pip install -c constraints.txt -e ".[dev]"). Regenerate: make lock'; \
+	   $(VENV)/pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
+	@touch $(STAMP)/installed
+
+clean-venv:
+	rm -rf .venv $(STAMP)

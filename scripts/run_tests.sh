@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The steps of `make test`, in order. Each failure names its step and exits non-zero.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+V=.venv/bin
+fail() { echo; echo "make test FAILED at step: $1"; [ -n "${2:-}" ] && echo "$2"; exit 1; }
+snapshot() { find nbs autonorm_explorer -type f \( -name '*.ipynb' -o -name '*.py' \) -not -path '*/.ipynb_checkpoints/*' -print0 | sort -z | xargs -0 sha256sum; }
+t0=$SECONDS
+
+echo "== 1/4 nbdev-clean: notebooks must already be clean"
+before=$(snapshot)
+$V/nbdev-clean || fail "nbdev-clean" "nbdev-clean itself crashed (see above)."
+after=$(snapshot)
+if [ "$before" != "$after" ]; then
+  diff <(echo "$before") <(echo "$after") | grep '^>' | awk '{print "   cleaned: " $3}'
+  fail "nbdev-clean" "Notebooks were not clean (outputs or metadata). They are cleaned now: review and commit them."
+fi
+if [ "${CI:-}" = "true" ] && [ -n "$(git status --porcelain)" ]; then
+  git status --porcelain; fail "nbdev-clean" "git status is not clean in CI."
+fi
+
+echo "== 2/4 nbdev-export: the library must be in sync with the notebooks"
+before=$(snapshot)
+$V/nbdev-export || fail "nbdev-export" "nbdev-export crashed (see above)."
+after=$(snapshot)
+if [ "$before" != "$after" ]; then
+  diff <(echo "$before") <(echo "$after") | grep '^>' | awk '{print "   changed: " $3}'
+  fail "nbdev-export" "Notebooks and library are not in sync: autonorm_explorer/ was regenerated from nbs/. Never edit generated modules; run 'make export' and commit notebooks and library together."
+fi
+
+echo "== 3/4 nbdev-test: every notebook runs and its tests pass"
+$V/nbdev-test --n-workers 2 --timing || fail "nbdev-test" "A notebook failed (its name is listed above)."
+
+echo "== 4/4 pytest"
+$V/python -m pytest -q -ra || fail "pytest" "See the failing tests above."
+echo; echo "make test passed in $((SECONDS - t0)) s (after set-up)."
