@@ -21,8 +21,9 @@ $(PY):
 # Reinstall only when the dependency declarations change.
 $(STAMP)/installed: pyproject.toml constraints.txt | $(PY)
 	@echo "setup: installing the package and its dev dependencies (pinned by constraints.txt)"
-	$(VENV)/pip install --quiet --upgrade "pip>=24" 2>&1 | grep -v "WARNING: Location" || true
-	$(VENV)/pip install --quiet -c constraints.txt -e ".[dev]" 2>&1 | grep -v "WARNING: Location" || true
+	@mkdir -p $(STAMP)
+	@$(VENV)/pip install --upgrade "pip>=24" > $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }
+	@$(VENV)/pip install -c constraints.txt -e ".[dev]" >> $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }
 	$(PY) -c "import autonorm_explorer, torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
 	@mkdir -p $(STAMP) && touch $@
 
