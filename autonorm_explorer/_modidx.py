@@ -202,4 +202,6 @@ d = { 'settings': { 'branch': 'main',
                                            'autonorm_explorer.widgets.loglog_slope': ( 'widgets.html#loglog_slope',
                                                                                        'autonorm_explorer/widgets.py'),
                                            'autonorm_explorer.widgets.rank_summary': ( 'widgets.html#rank_summary',
+                                                                                       'autonorm_explorer/widgets.py'),
+                                           'autonorm_explorer.widgets.weight_bytes': ( 'widgets.html#weight_bytes',
                                                                                        'autonorm_explorer/widgets.py')}}}
