@@ -124,6 +124,11 @@ def test_rank_explorer_in_chromium(lab):
                 png0, src0 = img.screenshot(), img.get_attribute("src")
                 page.screenshot(path=ARTIFACTS / "explorer_1_initial.png")
 
+                # watch the status line: the "computing…" state must reach the browser
+                page.evaluate("""() => { window.__sawComputing = false;
+                    const s = document.querySelector('.rankexplorer .explorer-status');
+                    new MutationObserver(() => { if (s.innerText.includes('computing')) window.__sawComputing = true; })
+                        .observe(s, {subtree: true, childList: true, characterData: true}); }""")
                 # drag the β handle to the right with the mouse, like a person
                 beta = explorer.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^β$")))
                 handle = beta.locator(".noUi-handle").first
@@ -138,6 +143,7 @@ def test_rank_explorer_in_chromium(lab):
                 png1, src1 = img.screenshot(), img.get_attribute("src")
                 page.screenshot(path=ARTIFACTS / "explorer_2_beta_moved.png")
                 assert png1 != png0 and src1 != src0, "the figure did not change after moving β"
+                assert page.evaluate("window.__sawComputing"), "the status line never said computing…"
 
                 # Hold the Pre-Norm curves, then switch placement to Post-Norm (click, then keyboard)
                 explorer.locator("button", has_text=re.compile(r"^Hold$")).click()
@@ -152,6 +158,11 @@ def test_rank_explorer_in_chromium(lab):
                 assert _final_jacobian(third) < _final_jacobian(second), (second, third)
                 cfg = explorer.locator(".explorer-config textarea").first.input_value()
                 assert '"placement": "post"' in cfg and '"held"' in cfg, cfg
+                for name, needle in [("thresholdexplorer", "1/p(relu"), ("pathexplorer", "mean order")]:
+                    other = page.locator(f".{name}").first
+                    other.scroll_into_view_if_needed()
+                    assert needle in other.locator(".explorer-readout").inner_text()
+                    other.screenshot(path=ARTIFACTS / f"explorer_4_{name}.png")
             except Exception:
                 page.screenshot(path=ARTIFACTS / "explorer_failure.png")
                 shutil.copy(lab["log"], ARTIFACTS / "lab.log")
