@@ -1,1 +1,9 @@
+"""Explore and reproduce two results on normalization in deep networks: Transforming Rank (rank through depth at init) and AutoNorm (learned per-site LayerNorm/DyT gates).
+
+Modules:
+
+- `autonorm_explorer.propagation`: `rank_profile(cfg)`: one pass over the blocks gives, at every depth ℓ = 0..L, the effective rank of the input–output Jacobian ∂h_ℓ/∂h_0, the effective rank of the representation, the mean spike, the branch-to-skip ratio and the stream norm.
+- `autonorm_explorer.resmlp`: `ResMLPConfig`, shared Gaussian weights (`sample_weights`), and `ResidualMLP`, a trainable `torch.nn.Module` with four norm placements, one- or two-matrix branches and the DetachNorm ablation.
+- `autonorm_explorer.spectra`: Spectral measures the rank tools are built on: Roy–Vetterli effective rank, the activation survival rate p(σ) that sets the branch-Jacobian threshold, and Marchenko–Pastur laws for overlays."""
+
 __version__ = "0.1.0"
