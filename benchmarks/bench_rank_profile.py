@@ -104,6 +104,12 @@ def main(argv=None):
     print(f"rank_profile, Jacobian only   {1e3 * t['jacobian_only']:8.1f} ms   (n_samples=1, representation=False: the naive way's output)")
     print(f"naive jacrev per depth        {1e3 * t_naive:8.1f} ms   speed-up {t_naive / t['jacobian_only']:.1f}x for the same output (target >= 10x); "
           f"{t_naive / t['rank_profile']:.1f}x even for the full n=128 profile")
+    # CPU time of one call: with 1 thread, close to the wall time on an idle machine (load-independent estimate)
+    cpu = []
+    for _ in range(reps):
+        c0 = time.process_time(); rank_profile(cfg, n_samples=128, weights=w, device=dev); cpu.append(time.process_time() - c0)
+    print(f"rank_profile CPU time per call {1e3 * statistics.median(cpu):6.1f} ms  (threads={torch.get_num_threads()}; "
+          f"≈ wall time on an idle machine with 1 thread; the widget budget is 150 ms)")
     # agreement of the two (so the comparison is between equal results)
     df = rank_profile(cfg, n_samples=128, weights=w, device=dev)
     err = np.abs(np.array(naive(cfg, w, X)) - df.jacobian_erank.values[1:]).max()
