@@ -22,10 +22,10 @@ def test_unknown_parameter_is_refused(tmp_path):
 @pytest.mark.slow
 def test_runs_with_papermill_and_writes_its_outputs(tmp_path):
     out = tmp_path / "digits"
-    run_notebook(NB, tmp_path / "executed.ipynb", {"out_dir": str(out), "epochs": 6, "t_freeze": 2})
+    run_notebook(NB, tmp_path / "executed.ipynb", {"out_dir": str(out), "epochs": 2, "t_freeze": 1, "min_val_acc": 0.0})   # smoke run
     for name in ("gate_log.csv", "history.csv", "grad_variance.csv", "final.csv", "entropy.png", "w_dyt_heatmap.png", "grad_variance.png"):
         assert (out / name).stat().st_size > 0, name
     gates = pd.read_csv(out / "gate_log.csv")
     assert set(gates.method) == {"AutoNorm", "AutoNorm-S"}
-    assert len(gates) == 2 * 6 * 4 * 2                      # methods x epochs x blocks x sites per block
+    assert len(gates) == 2 * 2 * 4 * 2                      # methods x epochs x blocks x sites per block
     assert gates.entropy.between(0, 0.6932).all()
