@@ -15,7 +15,7 @@ import torch
 
 # %% auto #0
 __all__ = ['check_choice', 'check_finite', 'check_range', 'check_int', 'seed_everything', 'torch_generator', 'resolve_device',
-           'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'atomic_torch_save']
+           'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -77,6 +77,17 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was requested but CUDA is not available here; use 'auto' or 'cpu'")
     return dev
+
+# %% ../nbs/00_utils.ipynb #53b08ab7
+from contextlib import contextmanager
+
+@contextmanager
+def torch_threads(n: int | None):
+    "Run the block with `torch.set_num_threads(n)` and restore the previous count; `None` changes nothing."
+    if n is None: yield; return
+    prev = torch.get_num_threads(); torch.set_num_threads(check_int("n", n, 1))
+    try: yield
+    finally: torch.set_num_threads(prev)
 
 # %% ../nbs/00_utils.ipynb #87c83541
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:

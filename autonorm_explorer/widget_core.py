@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image as PILImage
 
-from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text
+from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text, torch_threads
 
 # %% auto #0
 __all__ = ['KINDS', 'RESERVED_KEYS', 'Param', 'validate_config', 'parse_config', 'make_control', 'LiveFigure', 'range_fills',
@@ -258,7 +258,8 @@ class _Requests:
             with self._cond: self.stale_dropped += 1; self._cond.notify_all()
             return
         try:
-            t0 = time.perf_counter(); data = self.compute(settings); t1 = time.perf_counter()
+            with torch_threads(self.compute_threads(settings)):
+                t0 = time.perf_counter(); data = self.compute(settings); t1 = time.perf_counter()
             self._deliver(gen, settings, data, t_request, t0, t1)
         except Exception as e:                          # shown to the user, kept for tests
             with self._cond:
@@ -455,6 +456,9 @@ class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
     # hooks a subclass overrides
     def setup_axes(self): pass
     def compute(self, settings: dict) -> Any: raise NotImplementedError
+    def compute_threads(self, settings: dict) -> int | None:
+        "torch threads for `compute` (None: leave torch's setting); 1 suits small problems, see `utils.torch_threads`."
+        return 1
     def lines(self, data) -> dict: return {}
     def draw_extras(self, data): pass
     def readout(self, data) -> str: return ""
