@@ -25,3 +25,26 @@ def test_demo_cli_help():
     exe = Path(sys.executable).with_name("autonorm-demo")
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True).stdout
     assert "runs/demo" in out
+
+
+def test_nbdev_clean_keeps_the_papermill_parameters_tag(tmp_path):
+    "nbdev-clean with the project's config must keep `tags` (else papermill silently runs defaults)."
+    import json, shutil, nbformat
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "nbs").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"], "collapsed": True})]
+    nbformat.write(nb, tmp_path / "nbs" / "p.ipynb")
+    exe = Path(sys.executable).with_name("nbdev-clean")
+    subprocess.run([str(exe), "--fname", str(tmp_path / "nbs" / "p.ipynb")], cwd=tmp_path, check=True, capture_output=True)
+    meta = json.loads((tmp_path / "nbs" / "p.ipynb").read_text())["cells"][0]["metadata"]
+    assert meta == {"tags": ["parameters"]}     # tags kept, other cell metadata removed
+
+
+def test_committed_notebooks_carry_no_outputs():
+    "Executed copies live under runs/; the sources in nbs/ stay small and diffable."
+    import nbformat
+    with_outputs = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "nbs").rglob("*.ipynb"))
+                    if ".ipynb_checkpoints" not in p.parts
+                    and any(c.get("outputs") for c in nbformat.read(p, 4).cells if c.cell_type == "code")]
+    assert not with_outputs, f"notebooks committed with outputs (clear them): {with_outputs}"
