@@ -77,3 +77,11 @@ def test_submitit_local_executor(tmp_path):
     df2 = run_sweep(grid, tmp_path / "sw", executor="submitit", cluster="local", kernel_name="python3",
                     only="a-x-s0", verbose=False)
     assert len(df2) == 1
+
+
+def test_sweep_cli_help_and_bad_grid(tmp_path):
+    out = subprocess.run([str(BIN / "autonorm-sweep"), "run", "--help"], capture_output=True, text=True, check=True).stdout
+    assert "--workers" in out and "--executor" in out and "cpu-small" in out and "paper" in out
+    (tmp_path / "g.yaml").write_text("datasets: [a]\nmethods: [x]\nseeds: [0]\nepochs: 3\n")
+    r = subprocess.run([str(BIN / "autonorm-sweep"), "run", str(tmp_path / "g.yaml")], capture_output=True, text=True)
+    assert r.returncode == 2 and "key in grid file g.yaml='epochs' is not allowed" in r.stderr
