@@ -11,29 +11,35 @@ STAMP   := .make
 KERNEL  := autonorm-explorer
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup demo test lab export lock sysdeps data kernel clean-venv bench
+.PHONY: FORCE setup demo test lab export lock sysdeps data kernel clean-venv bench
 
 setup: $(STAMP)/installed $(STAMP)/kernel data sysdeps
 
 $(PY):
 	python3 -m venv .venv
 
-# Reinstall only when the dependency declarations change.
-$(STAMP)/installed: pyproject.toml constraints.txt | $(PY)
-	@echo "setup: installing the package and its dev dependencies (pinned by constraints.txt)"
-	@mkdir -p $(STAMP)
-	@$(VENV)/pip install --upgrade "pip>=24" > $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }
-	@$(VENV)/pip install -c constraints.txt -e ".[dev]" >> $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }
-	$(PY) -c "import autonorm_explorer, torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
-	@mkdir -p $(STAMP) && touch $@
+# Reinstall only when the dependency declarations change. Keyed on their content, not their mtime:
+# nbdev-export rewrites pyproject.toml (same bytes, new mtime) on every export.
+DEPS_HASH := $(shell cat pyproject.toml constraints.txt 2>/dev/null | sha256sum | cut -c1-16)
+$(STAMP)/installed: FORCE | $(PY)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(DEPS_HASH)" ]; then \
+	  echo "setup: installing the package and its dev dependencies (pinned by constraints.txt)"; \
+	  mkdir -p $(STAMP); \
+	  $(VENV)/pip install --upgrade "pip>=24" > $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }; \
+	  $(VENV)/pip install -c constraints.txt -e ".[dev]" >> $(STAMP)/pip.log 2>&1 || { cat $(STAMP)/pip.log; exit 1; }; \
+	  $(PY) -c "import autonorm_explorer, torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"; \
+	  echo "$(DEPS_HASH)" > $@; \
+	fi
+
+FORCE:
 
 # The venv's kernelspec for papermill, and JupyterLab settings that keep a headless lab quiet.
+KSPEC := .venv/share/jupyter/kernels/$(KERNEL)/kernel.json
+LABSET := .venv/share/jupyter/lab/settings/overrides.json
 $(STAMP)/kernel: $(STAMP)/installed
-	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (autonorm-explorer)" >/dev/null
-	@mkdir -p .venv/share/jupyter/lab/settings
-	@echo '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' \
-	  > .venv/share/jupyter/lab/settings/overrides.json
-	@touch $@
+	@[ -f $(KSPEC) ] || $(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (autonorm-explorer)" >/dev/null
+	@[ -f $(LABSET) ] || { mkdir -p $(dir $(LABSET)); \
+	  echo '{"@jupyterlab/apputils-extension:notification": {"checkForUpdates": false, "fetchNews": "false"}}' > $(LABSET); }
 
 data: $(STAMP)/installed
 	@scripts/fetch_offline_data.sh
@@ -61,7 +67,7 @@ bench: setup
 lock: $(STAMP)/installed
 	@{ echo '# Exact versions CI tests (pip install -c constraints.txt -e ".[dev]"). Regenerate: make lock'; \
 	   $(VENV)/pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
-	@touch $(STAMP)/installed
+	@rm -f $(STAMP)/installed
 
 clean-venv:
 	rm -rf .venv $(STAMP)

@@ -48,3 +48,12 @@ def test_committed_notebooks_carry_no_outputs():
                     if ".ipynb_checkpoints" not in p.parts
                     and any(c.get("outputs") for c in nbformat.read(p, 4).cells if c.cell_type == "code")]
     assert not with_outputs, f"notebooks committed with outputs (clear them): {with_outputs}"
+
+
+def test_generated_modules_compile_without_warnings():
+    "nbdev copies module descriptions into __init__'s docstring: LaTeX backslashes there become invalid escapes."
+    import warnings
+    for path in sorted((ROOT / "autonorm_explorer").glob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
