@@ -78,11 +78,17 @@ def demo_main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nbs", default="nbs", help="notebook folder (default: nbs)")
     ap.add_argument("--out", default="runs/demo", help="output folder (default: runs/demo)")
     ap.add_argument("--kernel", default=None, help=f"kernelspec (default: {PROJECT_KERNEL} if installed, else python3)")
+    ap.add_argument("--no-experiments", action="store_true", help="skip the cpu-small sweep and its report")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
     ran = run_demo(a.nbs, a.out, a.kernel)
+    if not a.no_experiments:   # the cpu-small sweep (2 workers) and the reproduction report (autonorm_explorer.sweep)
+        from autonorm_explorer.sweep import demo_experiments
+        exp = demo_experiments(a.out, kernel_name=a.kernel); ran.append(exp["report_notebook"])
     print(f"\nDemo finished in {time.perf_counter() - t0:.0f} s. Outputs under {Path(a.out).resolve()}:")
     print(f"  executed notebooks: {Path(a.out).resolve()/'notebooks'} ({len(ran)} notebooks)")
     for p in sorted(Path(a.out).resolve().iterdir()):
         if p.is_dir() and p.name != "notebooks": print(f"  {p.name}: {p}")
+    if not a.no_experiments:
+        print(f"  sweep results table: {exp['results']}\n  reproduction report: {exp['report']} (figures in {exp['figures']})")
     return 0
