@@ -66,7 +66,7 @@ def test_local_sweep_killed_and_resumed(tmp_path):
 
 
 def test_submitit_local_executor(tmp_path):
-    pytest.importorskip("submitit")
+    import submitit  # noqa: F401  (dev extra: a missing install must fail, not skip)
     grid = _fixture(tmp_path, sleep=0.0)
     df = run_sweep(grid, tmp_path / "sw", executor="submitit", cluster="local", kernel_name="python3",
                    only="a-x-s0", timeout_min=5, verbose=False)
