@@ -101,22 +101,23 @@ def sample_inputs(n: int, width: int, seed: int = 0, device="cpu") -> torch.Tens
     return (x * (math.sqrt(width) / x.norm(dim=-1, keepdim=True))).to(resolve_device(device))
 
 # %% ../nbs/12_propagation.ipynb #5ee84beb
-def representation_svals(Hs: torch.Tensor) -> torch.Tensor:
-    "Singular values of Z and of the centered Z for a stack Hs [D, n, d]: [2D, min(n, d)], descending."
+def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tensor:
+    "Singular values of Z and (if `centered`) of the centered Z for a stack Hs [D, n, d]: [2D or D, min(n, d)], descending."
     D, n, d = Hs.shape
     mean = Hs.mean(1)                                                         # [D, d]
     if n >= d:
         G = Hs.mT @ Hs                                                        # [D, d, d]
-        Gc = G - n * mean[:, :, None] * mean[:, None, :]
+        Gc = G - n * mean[:, :, None] * mean[:, None, :] if centered else None
     else:
         G = Hs @ Hs.mT                                                        # [D, n, n]
-        Hc = Hs - mean[:, None]; Gc = Hc @ Hc.mT
-    lam = torch.linalg.eigvalsh(torch.cat([G, Gc]))                           # [2D, r], ascending
+        Gc = (Hs - mean[:, None]) @ (Hs - mean[:, None]).mT if centered else None
+    lam = torch.linalg.eigvalsh(torch.cat([G, Gc]) if centered else G)        # [2D or D, r], ascending
     return lam.clamp_min(0).sqrt().flip(-1)
 
 # %% ../nbs/12_propagation.ipynb #8551bddd
 def rank_profile(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int = 1, seed: int = 0,
-                 device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True) -> pd.DataFrame:
+                 device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True,
+                 centered: bool = True) -> pd.DataFrame:
     "Jacobian and representation effective ranks, spike, branch-to-skip ratio at every depth 0..L, in one pass."
     cfg.validate()
     n = check_int("n_samples", n_samples, 1)
@@ -144,11 +145,11 @@ def rank_profile(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int
     mean = Hs.mean(1)                                                         # [L+1, d]
     cols = dict(depth=np.arange(L + 1))
     if representation:
-        sv_rep = representation_svals(Hs)                                     # [2(L+1), min(n, d)]
+        sv_rep = representation_svals(Hs, centered)                           # [2(L+1) or L+1, min(n, d)]
         er_rep = erank_from_svals(sv_rep) / min(n, d)
         sq = sv_rep[: L + 1] ** 2
-        cols.update(representation_erank=er_rep[: L + 1], representation_erank_centered=er_rep[L + 1:],
-                    top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
+        cols.update(representation_erank=er_rep[: L + 1], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
+        if centered: cols.update(representation_erank_centered=er_rep[L + 1:])
     cols.update(mean_spike=mean.norm(dim=-1), branch_skip_ratio=ratio, stream_norm=Hs.norm(dim=-1).mean(1))
     if k:
         er_j = erank_from_svals(torch.linalg.svdvals(Ps)) / d                 # [L+1, k]

@@ -457,7 +457,7 @@ class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
     def setup_axes(self): pass
     def compute(self, settings: dict) -> Any: raise NotImplementedError
     def compute_threads(self, settings: dict) -> int | None:
-        "torch threads for `compute` (None: leave torch's setting); 1 suits small problems, see `utils.torch_threads`."
+        "torch threads for `compute` on the worker thread (None: torch's setting); 1, see `utils.torch_threads`."
         return 1
     def lines(self, data) -> dict: return {}
     def draw_extras(self, data): pass

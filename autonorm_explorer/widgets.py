@@ -96,10 +96,6 @@ class RankExplorer(Explorer):
         self._weights, self._cache_lock, self.weight_samples = OrderedDict(), threading.Lock(), 0
         super().__init__(background=background, **settings)
 
-    def compute_threads(self, s: dict) -> int | None:
-        "One torch thread up to d=128 (109 vs 391 ms at d=128, L=32 from the worker); all threads from d=256 (554 vs 773 ms)."
-        return 1 if s["width"] <= 128 else None
-
     def describe(self, s: dict) -> str:
         "Legend label: the settings that decide the picture."
         return (f"{s['placement']}-norm, β={s['beta']:.3g}, {s['branch']}, m/d={s['expansion']:g}, {s['activation']}"
@@ -147,7 +143,8 @@ def _rank_weights(self: RankExplorer, cfg: ResMLPConfig):
 def _rank_compute(self: RankExplorer, s: dict) -> pd.DataFrame:
     "One `rank_profile` for settings `s` (runs on the worker thread)."
     cfg = ResMLPConfig(**s)
-    return rank_profile(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg))
+    return rank_profile(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg),
+                        centered=False)                                       # the centered erank is not drawn
 
 RankExplorer.setup_axes, RankExplorer._weights_for, RankExplorer.compute = _rank_setup_axes, _rank_weights, _rank_compute
 

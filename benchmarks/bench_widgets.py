@@ -25,10 +25,10 @@ SIZES = [(128, 32, 9), (256, 64, 5), (512, 128, 3)]   # (d, L, changes per kind)
 def bare_rank_profile_ms(width: int, depth: int, reps: int) -> float:
     "The floor: `rank_profile` alone with sampled weights, in this process's main thread, before any explorer exists."
     cfg = ResMLPConfig(width=width, depth=depth); w = sample_weights(cfg)
-    rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w)            # warm-up
+    rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w, centered=False)            # warm-up
     ts = []
     for _ in range(reps):
-        t = time.perf_counter(); rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w); ts.append(1e3 * (time.perf_counter() - t))
+        t = time.perf_counter(); rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w, centered=False); ts.append(1e3 * (time.perf_counter() - t))
     return statistics.median(ts)
 
 
@@ -46,6 +46,7 @@ def bench(width: int, depth: int, reps: int, bare_ms: float) -> dict:
         compute.append(ex.last_timing["compute_ms"]); draw.append(ex.last_timing["draw_ms"])
         t2 = time.perf_counter(); ex.live.render(); render.append(1e3 * (time.perf_counter() - t2))   # fast path alone
     med = statistics.median
+    ex.close()                    # end its worker thread before the next size is measured
     beta_lat = [t for t, k in zip(latency, kinds) if k == "beta"]
     place_lat = [t for t, k in zip(latency, kinds) if k == "placement"]
     return dict(cpu_ms=med(cpu), beta_latency_ms=med(beta_lat), placement_latency_ms=med(place_lat), full_draws=ex.live.full_draws - 1,
