@@ -21,7 +21,8 @@ import torch.nn as nn
 from .utils import (check_choice, check_int, check_range, seed_everything, torch_generator,
                                      resolve_device, atomic_write_json)
 from .metrics import rotation_accuracy, corruption_accuracy, accuracy
-from .train import TrainConfig, ArrayData, fit, evaluate, predict, GateEpochLog
+from .train import TrainConfig, ArrayData, fit, evaluate, predict
+from .gates import GateLogger
 
 # %% auto #0
 __all__ = ['METHODS', 'GATED', 'PAPER_CORRUPTIONS', 'ExperimentConfig', 'experiment_config', 'subset_split',
@@ -192,7 +193,7 @@ def run_experiment(cfg: ExperimentConfig, verbose: bool = True) -> dict:
     model = build_model(cfg, train)
     tr, te, prepare = make_sources(cfg, train, test, device)
     callbacks, freezer = [], None
-    if cfg.method in GATED: callbacks.append(GateEpochLog(out / "gates.jsonl"))
+    if cfg.method in GATED: callbacks.append(GateLogger(every=None, path=out / "gates.jsonl"))
     if METHODS[cfg.method][1]:
         from autonorm_explorer.schedule import GateFreezer
         freezer = GateFreezer(cfg.t_freeze, cfg.eps_h, cfg.drop_noise); callbacks.append(freezer)
@@ -206,8 +207,8 @@ def run_experiment(cfg: ExperimentConfig, verbose: bool = True) -> dict:
              data_source=train.meta.get("source"), **{f"test_{k}": v for k, v in final.items()},
              train_loss=res.final.get("train_loss"))
     if train.task == "image_classification" and cfg.robustness: m.update(robustness_metrics(model, test, prepare, cfg, device))
-    gate_cb = next((c for c in callbacks if isinstance(c, GateEpochLog)), None)
-    m.update(gate_summary(gate_cb.frame() if gate_cb else pd.DataFrame(), freezer))
+    gate_cb = next((c for c in callbacks if isinstance(c, GateLogger)), None)
+    m.update(gate_summary(gate_cb.epoch_log if gate_cb else pd.DataFrame(), freezer))
     m["wall_s"] = round(time.time() - t0, 2)
     atomic_write_json(out / "metrics.json", m)
     if verbose: print(f"{cfg.dataset}/{cfg.method}/seed {cfg.seed}: " + ", ".join(

@@ -6,7 +6,8 @@ Docs: https://autonorm.github.io/autonorm_explorer/gates.html.md"""
 
 # %% ../nbs/24_gates.ipynb #f3b99d1a
 from __future__ import annotations
-import math
+import json, math, os
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ import torch
 import torch.nn as nn
 import matplotlib.pyplot as plt
 
-from .utils import check_int, check_range
+from .utils import check_int, check_range, atomic_write_text
 from .autonorm import AutoNorm, GATE_COLUMNS, gate_epoch_summary, gated_sites, set_tau, site_layer
 from .schedule import selector_parameters
 
@@ -27,18 +28,33 @@ __all__ = ['STEP_COLUMNS', 'GateLogger', 'plot_entropy', 'w_dyt_table', 'plot_w_
 STEP_COLUMNS = ["step", "site", "layer", "role", "method", "w_dyt", "entropy", "frozen"]
 
 class GateLogger:
-    "Trainer callback: per-site gate weights/entropy every `every` steps and per epoch, as tidy DataFrames."
-    def __init__(self, every: int = 1):
-        self.every = check_int("every", every, 1); self._steps: list[dict] = []; self._epochs: list[pd.DataFrame] = []
+    "Trainer callback: per-site gate weights/entropy every `every` steps (None: off) and per epoch; optional JSONL file; resumable."
+    def __init__(self, every: int | None = 1, path: str | os.PathLike | None = None):
+        self.every = None if every is None else check_int("every", every, 1)
+        self.path = Path(path) if path else None
+        self._steps: list[dict] = []; self._epochs: list[dict] = []     # plain rows: checkpoint-friendly
     def on_step_end(self, *, step: int, model: nn.Module, **kwargs: Any) -> None:
-        if step % self.every: return
+        if self.every is None or step % self.every: return
         for name, m in gated_sites(model):
             if m.last_weights is None: continue
             self._steps.append(dict(step=int(step), site=name, layer=site_layer(name, m), role=getattr(m, "site_role", ""),
                                     method=m.method, w_dyt=float(m.last_weights[:, 0].mean()),
                                     entropy=float(m.last_entropy), frozen=m.selector_frozen))
-    def on_epoch_end(self, *, epoch: int, model: nn.Module, **kwargs: Any) -> None:
-        self._epochs.append(gate_epoch_summary(model, epoch))
+    def on_epoch_end(self, *, epoch: int, model: nn.Module, metrics: dict | None = None, **kwargs: Any) -> None:
+        "Close the epoch's gate summary; add its mean entropy and w_DyT to `metrics`; append its rows to `path`."
+        df = gate_epoch_summary(model, epoch)
+        if len(df) == 0: return
+        rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in df.to_dict("records")]
+        self._epochs.extend(rows)
+        if metrics is not None: metrics["gate_entropy"], metrics["gate_w_dyt"] = float(df.entropy.mean()), float(df.w_dyt.mean())
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
+    def state_dict(self) -> dict: return {"steps": list(self._steps), "epochs": list(self._epochs)}
+    def load_state_dict(self, sd: dict) -> None:
+        "Restore the logs and rewrite `path` from them (drops the rows of an epoch that a kill interrupted)."
+        self._steps, self._epochs = list(sd["steps"]), list(sd["epochs"])
+        if self.path is not None: atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in self._epochs))
     @property
     def step_log(self) -> pd.DataFrame:
         "One row per (logged step, site)."
@@ -46,7 +62,7 @@ class GateLogger:
     @property
     def epoch_log(self) -> pd.DataFrame:
         "One row per (epoch, site): the epoch means of `gate_epoch_summary`."
-        return pd.concat(self._epochs, ignore_index=True) if self._epochs else pd.DataFrame(columns=GATE_COLUMNS)
+        return pd.DataFrame(self._epochs, columns=GATE_COLUMNS)
 
 # %% ../nbs/24_gates.ipynb #1188a640
 def plot_entropy(epoch_log: pd.DataFrame, freeze_epoch: int | None = None, eps_h: float | None = None,

@@ -27,8 +27,8 @@ from .metrics import TASKS, task_metrics
 # %% auto #0
 __all__ = ['TrainConfig', 'cosine_lr', 'ArrayData', 'iterate_batches', 'default_prepare', 'epoch_batches', 'n_batches',
            'task_loss', 'predict', 'source_targets', 'evaluate', 'make_optimizer', 'progress_mode', 'monitor_mode',
-           'EarlyStopping', 'GateEpochLog', 'callback_state', 'load_callback_state', 'module_attributes',
-           'set_module_attributes', 'TrainState', 'TrainResult', 'read_jsonl', 'fit']
+           'EarlyStopping', 'callback_state', 'load_callback_state', 'module_attributes', 'set_module_attributes',
+           'TrainState', 'TrainResult', 'read_jsonl', 'fit']
 
 # %% ../nbs/52_train.ipynb #4a5a60c6
 @dataclass
@@ -231,29 +231,6 @@ class EarlyStopping:
         else:
             self.wait += 1
             if self.wait >= self.patience: state.stop = True; metrics["early_stop"] = True
-
-# %% ../nbs/52_train.ipynb #1f92b158
-class GateEpochLog:
-    "Per-site AutoNorm gate summary every epoch → `gates.jsonl` (one row per site) and mean entropy/w_DyT → metrics."
-    def __init__(self, path: str | os.PathLike | None = None):
-        self.path, self.rows = (Path(path) if path else None), []
-    def on_epoch_end(self, *, epoch, model, metrics=None, **kwargs):
-        from autonorm_explorer.autonorm import gate_epoch_summary
-        df = gate_epoch_summary(model, epoch)
-        if len(df) == 0: return
-        rows = [{"epoch": epoch, **{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}} for r in df.to_dict("records")]
-        self.rows.extend(rows)
-        if metrics is not None:
-            metrics["gate_entropy"], metrics["gate_w_dyt"] = float(df["entropy"].mean()), float(df["w_dyt"].mean())
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
-    def state_dict(self) -> dict: return {"rows": self.rows}
-    def load_state_dict(self, sd: dict):
-        "Restore rows and rewrite the log file from them (drops rows of an epoch a kill interrupted)."
-        self.rows = list(sd["rows"])
-        if self.path is not None: atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in self.rows))
-    def frame(self) -> pd.DataFrame: return pd.DataFrame(self.rows)
 
 # %% ../nbs/52_train.ipynb #542d3efe
 def _rng_state() -> dict:
