@@ -50,8 +50,10 @@ def test_kill_and_resume_equals_uninterrupted(tmp_path):
 
     victim_dir = tmp_path / "victim"
     victim = _run(script, victim_dir, {"STEP_SLEEP": "0.03"}, start_new_session=True)
-    log = victim_dir / "metrics.jsonl"; t0 = time.time()
-    while not (log.exists() and len(log.read_text().splitlines()) >= 2):
+    log, ckpt = victim_dir / "metrics.jsonl", victim_dir / "checkpoint.pt"; t0 = time.time()
+    def checkpointed_epoch():   # checkpoints are written atomically, so a poll never reads a torn file
+        return torch.load(ckpt, weights_only=True)["epoch"] if ckpt.exists() else 0
+    while checkpointed_epoch() < 2:                # the epoch's metrics line lands just before its checkpoint
         assert victim.poll() is None, "the run ended before it could be killed: " + victim.stdout.read()
         assert time.time() - t0 < 120, "no second epoch within 120 s"
         time.sleep(0.05)
@@ -59,7 +61,7 @@ def test_kill_and_resume_equals_uninterrupted(tmp_path):
     assert victim.returncode == -signal.SIGKILL
     n_logged = len(log.read_text().splitlines())
     assert 2 <= n_logged < 6 and not (victim_dir / "final_weights.pt").exists()
-    ck = torch.load(victim_dir / "checkpoint.pt", weights_only=True)
+    ck = torch.load(ckpt, weights_only=True)
     assert ck["epoch"] >= 2
 
     resumed = _run(script, victim_dir); out = resumed.communicate(timeout=300)[0]
