@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import matplotlib.pyplot as plt
 
-from .utils import check_int, check_range, atomic_write_text
+from .utils import check_choice, check_int, check_range, append_jsonl, atomic_write_jsonl
 from .autonorm import AutoNorm, GATE_COLUMNS, gate_epoch_summary, gated_sites, set_tau, site_layer
 from .schedule import selector_parameters
 
@@ -47,14 +47,12 @@ class GateLogger:
         rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in df.to_dict("records")]
         self._epochs.extend(rows)
         if metrics is not None: metrics["gate_entropy"], metrics["gate_w_dyt"] = float(df.entropy.mean()), float(df.w_dyt.mean())
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
+        if self.path is not None: append_jsonl(self.path, rows)
     def state_dict(self) -> dict: return {"steps": list(self._steps), "epochs": list(self._epochs)}
     def load_state_dict(self, sd: dict) -> None:
         "Restore the logs and rewrite `path` from them (drops the rows of an epoch that a kill interrupted)."
         self._steps, self._epochs = list(sd["steps"]), list(sd["epochs"])
-        if self.path is not None: atomic_write_text(self.path, "".join(json.dumps(r) + "\n" for r in self._epochs))
+        if self.path is not None: atomic_write_jsonl(self.path, self._epochs)
     @property
     def step_log(self) -> pd.DataFrame:
         "One row per (logged step, site)."
@@ -81,7 +79,7 @@ def plot_entropy(epoch_log: pd.DataFrame, freeze_epoch: int | None = None, eps_h
 
 def w_dyt_table(epoch_log: pd.DataFrame, by: str = "layer") -> pd.DataFrame:
     "Pivot of epoch-mean w_DyT: rows = layer (mean of its sites) or site, columns = epoch."
-    if by not in ("layer", "site"): raise ValueError(f"by={by!r} is not allowed; choose 'layer' or 'site'")
+    check_choice("by", by, ("layer", "site"))
     return epoch_log.pivot_table(index=by, columns="epoch", values="w_dyt", aggfunc="mean", sort=by == "layer")
 
 def plot_w_dyt_heatmap(epoch_log: pd.DataFrame, by: str = "layer", ax=None, title: str | None = None):

@@ -21,7 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .utils import (check_choice, check_int, check_range, seed_everything, torch_generator,
-                                     resolve_device, atomic_torch_save, atomic_write_text)
+                                     resolve_device, atomic_torch_save, append_jsonl, atomic_write_jsonl)
 from .metrics import TASKS, task_metrics
 
 # %% auto #0
@@ -331,11 +331,6 @@ def _check_resumable(saved: dict, cfg: TrainConfig):
                          + "; use another out_dir or resume=False")
 
 # %% ../nbs/52_train.ipynb #95f7706e
-def _append_jsonl(path: Path, record: dict):
-    "Append one JSON line and fsync it."
-    with open(path, "a") as f:
-        f.write(json.dumps(record) + "\n"); f.flush(); os.fsync(f.fileno())
-
 def read_jsonl(path: str | os.PathLike) -> pd.DataFrame:
     "A JSONL metrics log as a DataFrame."
     lines = [l for l in Path(path).read_text().splitlines() if l.strip()]
@@ -394,7 +389,7 @@ def fit(model: nn.Module, train: ArrayData, val: ArrayData | None = None, config
         out.mkdir(parents=True, exist_ok=True); ckpt, log = out / "checkpoint.pt", out / "metrics.jsonl"
         if resume and ckpt.exists():
             _load_checkpoint(ckpt, model, opt, cfg, state, callbacks)
-            atomic_write_text(log, "".join(json.dumps(r) + "\n" for r in state.history))
+            atomic_write_jsonl(log, state.history)
             print(f"resumed from {ckpt} (epoch {state.epoch}/{cfg.epochs}, step {state.step})", flush=True)
         elif log.exists(): log.unlink()
     mode = "min" if monitor_mode(cfg.monitor) == "min" else "max"
@@ -427,7 +422,7 @@ def fit(model: nn.Module, train: ArrayData, val: ArrayData | None = None, config
             state.best_value, state.best_epoch = float(v), epoch
             if out is not None: atomic_torch_save({"epoch": epoch, "model": model.state_dict()}, out / "best.pt")
         if out is not None:
-            _append_jsonl(log, record); _save_checkpoint(ckpt, model, opt, cfg, state, callbacks)
+            append_jsonl(log, [record]); _save_checkpoint(ckpt, model, opt, cfg, state, callbacks)
         if bar.mode == "log" or bar.mode == "bar":
             shown = {k: v for k, v in record.items() if k not in ("epoch", "step", "lr") and isinstance(v, float)}
             print(f"epoch {epoch}/{cfg.epochs} · " + " · ".join(f"{k} {v:.4g}" for k, v in shown.items()), flush=True)

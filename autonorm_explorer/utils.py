@@ -15,7 +15,8 @@ import torch
 
 # %% auto #0
 __all__ = ['check_choice', 'check_finite', 'check_range', 'check_int', 'seed_everything', 'torch_generator', 'resolve_device',
-           'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'atomic_torch_save']
+           'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl',
+           'atomic_write_jsonl', 'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -109,6 +110,18 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 def atomic_write_json(path: str | os.PathLike, obj: Any, **kw) -> Path:
     "Write `obj` as indented JSON to `path` atomically."
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str, **kw) + "\n")
+
+# %% ../nbs/00_utils.ipynb #2be8f5fb
+def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> Path:
+    "Append `records` to `path` as JSON lines and fsync them."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records); f.flush(); os.fsync(f.fileno())
+    return path
+
+def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> Path:
+    "Replace `path` atomically by `records` as JSON lines."
+    return atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in records))
 
 # %% ../nbs/00_utils.ipynb #1a689d1c
 def atomic_torch_save(obj: Any, path: str | os.PathLike) -> Path:
