@@ -3,6 +3,7 @@
 #   make test    set up, then: nbdev-clean check, export-sync check, nbdev-test, pytest
 #   make lab     JupyterLab on the notebooks
 #   make export  nbdev-export + nbdev-clean (after editing notebooks)
+#   make bench   run every benchmark in benchmarks/ (ratios measured side by side)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PY      := .venv/bin/python
@@ -11,7 +12,7 @@ STAMP   := .make
 KERNEL  := autonorm-explorer
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: FORCE setup demo test lab export lock sysdeps data kernel clean-venv bench
+.PHONY: FORCE setup demo test lab export lock sysdeps data clean-venv bench
 
 setup: $(STAMP)/installed $(STAMP)/kernel data sysdeps
 
