@@ -57,24 +57,31 @@ class GatedSite(nn.Module):
     def _init_gate_stats(self):
         self.last_weights: torch.Tensor | None = None                   # [B, 2] (DyT, LN), detached
         self.last_entropy: torch.Tensor | None = None                   # scalar, mean over the batch
+        self.last_entropy_tau: torch.Tensor | None = None               # same, of the τ-sharpened gate
         self.gate_history: dict[int, dict] = {}
         self.selector_frozen = False
         self.reset_accumulators()
     def reset_accumulators(self):
         "Forget the sums of the running epoch."
-        self._acc_w_dyt, self._acc_entropy, self._acc_n = 0.0, 0.0, 0
-    def _record(self, w: torch.Tensor, h: torch.Tensor):
-        self.last_weights = w.detach(); self.last_entropy = h.detach().mean()
+        self._acc_w_dyt, self._acc_entropy, self._acc_entropy_tau, self._acc_n = 0.0, 0.0, 0.0, 0
+    def _record(self, w: torch.Tensor, h: torch.Tensor, h_tau: torch.Tensor | None = None):
+        "Keep the batch's weights [B, 2], entropy H(π) [B] and the applied gate's entropy [B] (default: H(π))."
+        h_tau = h if h_tau is None else h_tau
+        self.last_weights = w.detach()
+        self.last_entropy, self.last_entropy_tau = h.detach().mean(), h_tau.detach().mean()
         if self.training:
             self._acc_w_dyt = self._acc_w_dyt + w[:, 0].detach().sum()
-            self._acc_entropy = self._acc_entropy + h.detach().sum(); self._acc_n += w.shape[0]
+            self._acc_entropy = self._acc_entropy + h.detach().sum()
+            self._acc_entropy_tau = self._acc_entropy_tau + h_tau.detach().sum()
+            self._acc_n += w.shape[0]
     def close_epoch(self, epoch: int) -> dict:
-        "Epoch means {w_dyt, entropy, n} of the training passes since the last close; idempotent per epoch."
+        "Epoch means {w_dyt, entropy, entropy_tau, n} of the training passes since the last close; idempotent."
         epoch = check_int("epoch", epoch, 0)
         if epoch not in self.gate_history:
             n = self._acc_n
-            self.gate_history[epoch] = dict(w_dyt=float(self._acc_w_dyt) / n if n else float("nan"),
-                                            entropy=float(self._acc_entropy) / n if n else float("nan"), n=n)
+            mean = (lambda s: float(s) / n) if n else (lambda s: float("nan"))
+            self.gate_history[epoch] = dict(w_dyt=mean(self._acc_w_dyt), entropy=mean(self._acc_entropy),
+                                            entropy_tau=mean(self._acc_entropy_tau), n=n)
             self.reset_accumulators()
         return self.gate_history[epoch]
 
@@ -166,8 +173,9 @@ class AutoNorm(GatedSite):
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         check_last_dim("AutoNorm", x, self.dim)
         logits = self.selector(x, mask)                                  # [B, 2]
+        pi_tau = F.softmax(logits.detach() / self.current_tau(), -1)     # the gate without noise, at τ
         w = self.gate_weights(logits)                                    # [B, 2]
-        self._record(w, binary_entropy(F.softmax(logits.detach(), -1)))
+        self._record(w, binary_entropy(F.softmax(logits.detach(), -1)), binary_entropy(pi_tau))
         return mix_dyt_ln(x, w, self.dyt, self.ln)
     def extra_repr(self):
         return f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, noise={self.noise}"
@@ -208,7 +216,7 @@ class FrozenDyT(DyT):
     "The earlier draft's FrozenDyT baseline: plain DyT at the site."
 
 # %% ../nbs/21_autonorm.ipynb #424f5022
-GATE_COLUMNS = ["epoch", "site", "layer", "role", "method", "w_dyt", "entropy", "n", "frozen"]
+GATE_COLUMNS = ["epoch", "site", "layer", "role", "method", "w_dyt", "entropy", "entropy_tau", "n", "frozen"]
 
 def site_layer(name: str, module: nn.Module) -> int:
     "Block index of a norm site: its `layer_index` attribute, else the first integer in its path, else −1."
@@ -227,7 +235,8 @@ def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
     for name, m in gated_sites(model):
         rec = m.close_epoch(epoch)
         rows.append(dict(epoch=int(epoch), site=name, layer=site_layer(name, m), role=getattr(m, "site_role", ""),
-                         method=m.method, w_dyt=rec["w_dyt"], entropy=rec["entropy"], n=rec["n"], frozen=m.selector_frozen))
+                         method=m.method, w_dyt=rec["w_dyt"], entropy=rec["entropy"],
+                         entropy_tau=rec["entropy_tau"], n=rec["n"], frozen=m.selector_frozen))
     return pd.DataFrame(rows, columns=GATE_COLUMNS)
 
 # %% ../nbs/21_autonorm.ipynb #437a02d3

@@ -21,11 +21,11 @@ from .autonorm import AutoNorm, GATE_COLUMNS, gate_epoch_summary, gated_sites, s
 from .schedule import selector_parameters
 
 # %% auto #0
-__all__ = ['STEP_COLUMNS', 'GateLogger', 'plot_entropy', 'w_dyt_table', 'plot_w_dyt_heatmap', 'selector_grad_variance',
-           'plot_grad_variance']
+__all__ = ['STEP_COLUMNS', 'ENTROPY_LABELS', 'GateLogger', 'plot_entropy', 'w_dyt_table', 'plot_w_dyt_heatmap',
+           'selector_grad_variance', 'plot_grad_variance']
 
 # %% ../nbs/24_gates.ipynb #77ea9ff5
-STEP_COLUMNS = ["step", "site", "layer", "role", "method", "w_dyt", "entropy", "frozen"]
+STEP_COLUMNS = ["step", "site", "layer", "role", "method", "w_dyt", "entropy", "entropy_tau", "frozen"]
 
 class GateLogger:
     "Trainer callback: per-site gate weights/entropy every `every` steps (None: off) and per epoch; optional JSONL file; resumable."
@@ -39,14 +39,18 @@ class GateLogger:
             if m.last_weights is None: continue
             self._steps.append(dict(step=int(step), site=name, layer=site_layer(name, m), role=getattr(m, "site_role", ""),
                                     method=m.method, w_dyt=float(m.last_weights[:, 0].mean()),
-                                    entropy=float(m.last_entropy), frozen=m.selector_frozen))
+                                    entropy=float(m.last_entropy), entropy_tau=float(m.last_entropy_tau),
+                                    frozen=m.selector_frozen))
     def on_epoch_end(self, *, epoch: int, model: nn.Module, metrics: dict | None = None, **kwargs: Any) -> None:
         "Close the epoch's gate summary; add its mean entropy and w_DyT to `metrics`; append its rows to `path`."
         df = gate_epoch_summary(model, epoch)
         if len(df) == 0: return
         rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in df.to_dict("records")]
         self._epochs.extend(rows)
-        if metrics is not None: metrics["gate_entropy"], metrics["gate_w_dyt"] = float(df.entropy.mean()), float(df.w_dyt.mean())
+        if metrics is not None:
+            metrics["gate_entropy"] = float(df.entropy.mean())            # H(π), mean over sites
+            metrics["gate_entropy_tau"] = float(df.entropy_tau.mean())    # H(softmax(logits/τ))
+            metrics["gate_w_dyt"] = float(df.w_dyt.mean())
         if self.path is not None: append_jsonl(self.path, rows)
     def state_dict(self) -> dict: return {"steps": list(self._steps), "epochs": list(self._epochs)}
     def load_state_dict(self, sd: dict) -> None:
@@ -63,18 +67,23 @@ class GateLogger:
         return pd.DataFrame(self._epochs, columns=GATE_COLUMNS)
 
 # %% ../nbs/24_gates.ipynb #1188a640
+ENTROPY_LABELS = {"entropy": "H(π), π = softmax(logits) (nats)",
+                  "entropy_tau": "H(softmax(logits/τ)), the applied gate (nats)"}
+
 def plot_entropy(epoch_log: pd.DataFrame, freeze_epoch: int | None = None, eps_h: float | None = None,
-                 t_freeze: int | None = None, ax=None, title: str | None = None):
+                 t_freeze: int | None = None, ax=None, title: str | None = None, column: str = "entropy"):
     "Epoch-mean gate entropy per site (thin) and over sites (thick) with ln 2, ε_H and the freeze marked."
+    check_choice("column", column, tuple(ENTROPY_LABELS))
     if ax is None: _, ax = plt.subplots(figsize=(5, 3.2))
-    for site, g in epoch_log.groupby("site", sort=False): ax.plot(g.epoch, g.entropy, lw=0.7, alpha=0.4, color="tab:blue")
-    mean = epoch_log.groupby("epoch").entropy.mean()
+    for site, g in epoch_log.groupby("site", sort=False):
+        ax.plot(g.epoch, g[column], lw=0.7, alpha=0.4, color="tab:blue")
+    mean = epoch_log.groupby("epoch")[column].mean()
     ax.plot(mean.index, mean.values, lw=2.2, color="tab:blue", marker="o", ms=3, label="mean over sites")
     ax.axhline(math.log(2), ls=":", color="gray", label="ln 2 (undecided)")
     if eps_h is not None: ax.axhline(eps_h, ls="--", color="tab:orange", label=f"ε_H = {eps_h:g}")
     if t_freeze is not None: ax.axvline(t_freeze, ls=":", color="tab:orange", alpha=0.6, label=f"T_freeze = {t_freeze}")
     if freeze_epoch is not None: ax.axvline(freeze_epoch, color="tab:red", label=f"frozen at epoch {freeze_epoch}")
-    ax.set(xlabel="epoch", ylabel="gate entropy H (nats)", ylim=(-0.02, math.log(2) + 0.05), title=title or "gate entropy")
+    ax.set(xlabel="epoch", ylabel=ENTROPY_LABELS[column], ylim=(-0.02, math.log(2) + 0.05), title=title or "gate entropy")
     ax.legend(fontsize=7); return ax
 
 def w_dyt_table(epoch_log: pd.DataFrame, by: str = "layer") -> pd.DataFrame:
@@ -93,6 +102,9 @@ def plot_w_dyt_heatmap(epoch_log: pd.DataFrame, by: str = "layer", ax=None, titl
     plt.colorbar(im, ax=ax, fraction=0.05); return ax
 
 # %% ../nbs/24_gates.ipynb #fb435180
+_GATE_STATE = ("tau", "tau_schedule", "train_steps", "_acc_w_dyt", "_acc_entropy", "_acc_entropy_tau", "_acc_n",
+               "last_weights", "last_entropy", "last_entropy_tau")   # what a measurement pass must restore
+
 def selector_grad_variance(model: nn.Module, loss_fn: Callable[[nn.Module, Any], torch.Tensor], batches: Sequence,
                            taus: Iterable[float] = (0.1, 0.25, 0.5, 1.0, 2.0), seed: int = 0) -> pd.DataFrame:
     "Variance across mini-batches of the selectors' gradient for each τ; columns tau, grad_var, grad_mean_sq, snr, n_batches."
@@ -101,7 +113,7 @@ def selector_grad_variance(model: nn.Module, loss_fn: Callable[[nn.Module, Any],
     if any(not p.requires_grad for p in params): raise ValueError("selector_grad_variance: the selectors are frozen (requires_grad=False)")
     if len(batches) < 2: raise ValueError(f"selector_grad_variance: needs at least 2 batches, got {len(batches)}")
     sites = [m for _, m in gated_sites(model) if isinstance(m, AutoNorm)]
-    saved = [(m.tau, m.tau_schedule, m.train_steps, m._acc_w_dyt, m._acc_entropy, m._acc_n, m.last_weights, m.last_entropy) for m in sites]
+    saved = [{k: getattr(m, k) for k in _GATE_STATE} for m in sites]
     was_training = model.training; model.train(); rows = []
     try:
         for tau in taus:
@@ -112,7 +124,7 @@ def selector_grad_variance(model: nn.Module, loss_fn: Callable[[nn.Module, Any],
             rows.append(dict(tau=float(tau), grad_var=var, grad_mean_sq=msq, snr=msq / var if var > 0 else float("inf"), n_batches=len(batches)))
     finally:
         for m, s in zip(sites, saved):
-            m.tau, m.tau_schedule, m.train_steps, m._acc_w_dyt, m._acc_entropy, m._acc_n, m.last_weights, m.last_entropy = s
+            for k, v in s.items(): setattr(m, k, v)
         model.train(was_training)
     return pd.DataFrame(rows)
 
@@ -122,4 +134,6 @@ def plot_grad_variance(df: pd.DataFrame, ax=None, title: str | None = None):
     ax.loglog(df.tau, df.grad_var, "o-", label="variance across mini-batches")
     ax.loglog(df.tau, df.grad_mean_sq, "s--", label="squared mean")
     ax.set(xlabel="τ", ylabel="selector gradient (per parameter)", title=title or "selector-gradient noise vs τ")
-    ax.legend(fontsize=7); return ax
+    ax.legend(fontsize=7)
+    ax.figure.tight_layout()                                           # keep both axis labels inside the figure
+    return ax

@@ -12,11 +12,11 @@ from typing import Any
 import torch
 import torch.nn as nn
 
-from .utils import check_int, check_range
+from .utils import check_choice, check_int, check_range
 from .autonorm import AutoNorm, gate_epoch_summary
 
 # %% auto #0
-__all__ = ['selector_parameters', 'drop_from_optimizer', 'freeze_selectors', 'GateFreezer']
+__all__ = ['FREEZE_ENTROPIES', 'selector_parameters', 'drop_from_optimizer', 'freeze_selectors', 'GateFreezer']
 
 # %% ../nbs/22_schedule.ipynb #5043836c
 def selector_parameters(model: nn.Module) -> dict[str, nn.Parameter]:
@@ -50,35 +50,60 @@ def freeze_selectors(model: nn.Module, optimizer: torch.optim.Optimizer | None =
     return names
 
 # %% ../nbs/22_schedule.ipynb #c9cf9319
+FREEZE_ENTROPIES = ("logits", "tau")   # H(softmax(logits)) or H(softmax(logits / τ))
+
 class GateFreezer:
     "AutoNorm-S: at the end of epoch `t_freeze`, freeze all selectors if the epoch-mean gate entropy ≥ `eps_h`."
-    def __init__(self, t_freeze: int = 10, eps_h: float = 0.1, drop_noise: bool = True):
+    def __init__(self, t_freeze: int = 10, eps_h: float = 0.1, drop_noise: bool = True,
+                 freeze_entropy: str = "logits"):
         self.t_freeze = check_int("t_freeze", t_freeze, 1)
         self.eps_h = check_range("eps_h", eps_h, 0, math.log(2), low_open=True)   # (0, ln 2]
         self.drop_noise = bool(drop_noise)
-        self.frozen_epoch: int | None = None; self.frozen_entropy: float | None = None
+        self.freeze_entropy = check_choice("freeze_entropy", freeze_entropy, FREEZE_ENTROPIES)
+        self.frozen_epoch: int | None = None
+        self.frozen_entropy: float | None = None
         self.decision: str | None = None             # None (not yet), "frozen" or "kept_training"
+        self.note: str | None = None                 # the decision in words, for logs and reports
         self.history: list[dict] = []
         self._warned = False
-    def epoch_entropy(self, summary) -> float:
-        "Sample-weighted mean entropy over the AutoNorm sites of a `gate_epoch_summary` frame."
+
+    def epoch_entropy(self, summary, column: str | None = None) -> float:
+        "Sample-weighted mean over the AutoNorm sites of a `gate_epoch_summary` column (default: the rule's)."
+        column = column or ("entropy" if self.freeze_entropy == "logits" else "entropy_tau")
         s = summary[summary.method == "autonorm"]
         n = s.n.sum()
-        return float((s.entropy * s.n).sum() / n) if n > 0 else float("nan")
+        return float((s[column] * s.n).sum() / n) if n > 0 else float("nan")
+
+    def _decide(self, epoch: int, h: float, model, optimizer, ema_model) -> None:
+        "Take the rule's one decision at `epoch` from the epoch-mean entropy `h`."
+        which = "H(π)" if self.freeze_entropy == "logits" else "H(softmax(logits/τ))"
+        if math.isnan(h):
+            raise ValueError(f"GateFreezer: no gate statistics for epoch={epoch} "
+                             "(no training forward pass since the last epoch end)")
+        if h >= self.eps_h:
+            freeze_selectors(model, optimizer, ema_model, self.drop_noise)
+            self.decision, self.frozen_epoch, self.frozen_entropy = "frozen", epoch, h
+            self.note = (f"freeze rule fired: {which} = {h:.3g} ≥ ε_H = {self.eps_h:g} at epoch {epoch}; "
+                         "selectors frozen")
+        else:
+            self.decision = "kept_training"
+            self.note = (f"freeze rule inert: {which} = {h:.3g} < ε_H = {self.eps_h:g} at epoch {epoch}; "
+                         "selectors keep training, so AutoNorm-S is AutoNorm here")
+
     def on_epoch_end(self, *, epoch: int, model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
                      ema_model: nn.Module | None = None, **kwargs: Any) -> None:
         epoch = check_int("epoch", epoch, 1)
         if not any(isinstance(m, AutoNorm) for m in model.modules()):
-            if not self._warned: warnings.warn("GateFreezer: the model has no AutoNorm site; nothing to freeze"); self._warned = True
+            if not self._warned:
+                warnings.warn("GateFreezer: the model has no AutoNorm site; nothing to freeze")
+                self._warned = True
             return
-        h = self.epoch_entropy(gate_epoch_summary(model, epoch))
+        summary = gate_epoch_summary(model, epoch)
+        h, h_logits, h_tau = (self.epoch_entropy(summary, c) for c in (None, "entropy", "entropy_tau"))
         if self.decision is None and epoch >= self.t_freeze:
-            if math.isnan(h):
-                raise ValueError(f"GateFreezer: no gate statistics for epoch={epoch} (no training forward pass since the last epoch end)")
-            if h >= self.eps_h:
-                freeze_selectors(model, optimizer, ema_model, self.drop_noise)
-                self.decision, self.frozen_epoch, self.frozen_entropy = "frozen", epoch, h
-            else: self.decision = "kept_training"
-        self.history.append(dict(epoch=epoch, entropy=h, decision=self.decision))
+            self._decide(epoch, h, model, optimizer, ema_model)
+        self.history.append(dict(epoch=epoch, entropy=h_logits, entropy_tau=h_tau, decision=self.decision))
+
     def __repr__(self):
-        return f"GateFreezer(t_freeze={self.t_freeze}, eps_h={self.eps_h}, drop_noise={self.drop_noise}, decision={self.decision!r})"
+        return (f"GateFreezer(t_freeze={self.t_freeze}, eps_h={self.eps_h}, drop_noise={self.drop_noise}, "
+                f"freeze_entropy={self.freeze_entropy!r}, decision={self.decision!r})")
