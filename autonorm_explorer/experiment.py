@@ -23,11 +23,12 @@ from .utils import (check_choice, check_int, check_range, seed_everything, torch
 from .metrics import rotation_accuracy, corruption_accuracy, accuracy
 from .train import TrainConfig, ArrayData, fit, evaluate, predict
 from .gates import GateLogger
+from .schedule import FREEZE_ENTROPIES, GateFreezer
 
 # %% auto #0
 __all__ = ['METHODS', 'GATED', 'PAPER_CORRUPTIONS', 'ExperimentConfig', 'experiment_config', 'subset_split',
            'load_experiment_data', 'build_model', 'make_sources', 'corruption_functions', 'robustness_metrics',
-           'gate_summary', 'run_experiment']
+           'entropy_crossing_epoch', 'gate_summary', 'run_experiment']
 
 # %% ../nbs/54_experiment.ipynb #a9b60384
 METHODS = {                      # experiment method → (norm name for the backbones, AutoNorm-S freezing)
@@ -57,6 +58,7 @@ class ExperimentConfig:
     grad_clip: float = 1.0          # global gradient-norm clip
     t_freeze: int = 10              # AutoNorm-S: epoch at whose end the freeze rule is checked
     eps_h: float = 0.1              # AutoNorm-S: freeze if epoch-mean gate entropy ≥ eps_h
+    freeze_entropy: str = "logits"  # AutoNorm-S: the rule reads H(softmax(logits)) or, "tau", H(softmax(logits/τ))
     tau: float = 0.5                # Gumbel-Softmax temperature (paper: fixed 0.5)
     drop_noise: bool = True         # AutoNorm-S: no Gumbel noise after the freeze
     preset: str = "paper"           # ViTLite preset (vision)
@@ -82,6 +84,7 @@ class ExperimentConfig:
         check_int("severity", self.severity, 1, 5)
         check_range("eps_h", self.eps_h, 0, math.log(2), low_open=True); check_range("tau", self.tau, 0, low_open=True)
         check_range("mix_prob", self.mix_prob, 0, 1)
+        check_choice("freeze_entropy", self.freeze_entropy, FREEZE_ENTROPIES)
         for f in ("augment", "robustness", "drop_noise"):
             if not isinstance(getattr(self, f), bool): raise ValueError(f"{f}={getattr(self, f)!r} must be True or False")
         self.train_config()          # the trainer's own checks (lr, warm-up, smoothing, device...)
@@ -171,16 +174,29 @@ def robustness_metrics(model, test, prepare, cfg: ExperimentConfig, device) -> d
     return out
 
 # %% ../nbs/54_experiment.ipynb #24f589c7
-def gate_summary(gate_rows: pd.DataFrame, freezer=None, collapse_w: float = 0.15) -> dict:
-    "Last-epoch gate state: mean entropy and w_DyT over sites, whether every site chose LN (w_DyT < collapse_w), freeze record."
+def entropy_crossing_epoch(gate_rows: pd.DataFrame, eps_h: float, column: str = "entropy") -> int | None:
+    "First epoch whose mean entropy over sites is below `eps_h` (None if it never is)."
+    mean = gate_rows.groupby("epoch")[column].mean()
+    below = mean[mean < eps_h]
+    return int(below.index[0]) if len(below) else None
+
+def gate_summary(gate_rows: pd.DataFrame, freezer=None, collapse_w: float = 0.15, eps_h: float = 0.1) -> dict:
+    "Last-epoch gate state (both entropies, w_DyT, collapse flags), when H first fell below ε_H, the freeze."
     out = {}
     if len(gate_rows):
         last = gate_rows[gate_rows.epoch == gate_rows.epoch.max()]
         out.update(gate_final_entropy=float(last.entropy.mean()), gate_final_w_dyt=float(last.w_dyt.mean()),
-                   gate_max_w_dyt=float(last.w_dyt.max()), gate_collapsed_to_ln=bool((last.w_dyt < collapse_w).all()),
-                   gate_collapsed_to_dyt=bool((last.w_dyt > 1 - collapse_w).all()))
+                   gate_max_w_dyt=float(last.w_dyt.max()),
+                   gate_collapsed_to_ln=bool((last.w_dyt < collapse_w).all()),
+                   gate_collapsed_to_dyt=bool((last.w_dyt > 1 - collapse_w).all()),
+                   gate_entropy_below_eps_epoch=entropy_crossing_epoch(gate_rows, eps_h))
+        if "entropy_tau" in gate_rows:
+            out["gate_final_entropy_tau"] = float(last.entropy_tau.mean())
+            out["gate_entropy_tau_below_eps_epoch"] = entropy_crossing_epoch(gate_rows, eps_h, "entropy_tau")
     if freezer is not None:
-        out.update(freeze_decision=freezer.decision, frozen_epoch=freezer.frozen_epoch, frozen_entropy=freezer.frozen_entropy)
+        out.update(freeze_decision=freezer.decision, frozen_epoch=freezer.frozen_epoch,
+                   frozen_entropy=freezer.frozen_entropy, freeze_entropy=freezer.freeze_entropy,
+                   freeze_note=freezer.note)
     return out
 
 # %% ../nbs/54_experiment.ipynb #c9322a75
@@ -195,8 +211,8 @@ def run_experiment(cfg: ExperimentConfig, verbose: bool = True) -> dict:
     callbacks, freezer = [], None
     if cfg.method in GATED: callbacks.append(GateLogger(every=None, path=out / "gates.jsonl"))
     if METHODS[cfg.method][1]:
-        from autonorm_explorer.schedule import GateFreezer
-        freezer = GateFreezer(cfg.t_freeze, cfg.eps_h, cfg.drop_noise); callbacks.append(freezer)
+        freezer = GateFreezer(cfg.t_freeze, cfg.eps_h, cfg.drop_noise, cfg.freeze_entropy)
+        callbacks.append(freezer)
     tcfg = cfg.train_config(train.task)
     tm, ts = train.meta.get("target_mean") or 0.0, train.meta.get("target_std") or 1.0
     res = fit(model, tr, te, tcfg, callbacks=callbacks, out_dir=out / "resume", target_mean=tm, target_std=ts)
@@ -208,7 +224,7 @@ def run_experiment(cfg: ExperimentConfig, verbose: bool = True) -> dict:
              train_loss=res.final.get("train_loss"))
     if train.task == "image_classification" and cfg.robustness: m.update(robustness_metrics(model, test, prepare, cfg, device))
     gate_cb = next((c for c in callbacks if isinstance(c, GateLogger)), None)
-    m.update(gate_summary(gate_cb.epoch_log if gate_cb else pd.DataFrame(), freezer))
+    m.update(gate_summary(gate_cb.epoch_log if gate_cb else pd.DataFrame(), freezer, eps_h=cfg.eps_h))
     m["wall_s"] = round(time.time() - t0, 2)
     atomic_write_json(out / "metrics.json", m)
     if verbose: print(f"{cfg.dataset}/{cfg.method}/seed {cfg.seed}: " + ", ".join(
