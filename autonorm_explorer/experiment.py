@@ -221,7 +221,7 @@ def run_experiment(cfg: ExperimentConfig, verbose: bool = True) -> dict:
              epochs_run=int(res.state.epoch), train_size=len(train), test_size=len(test),
              n_params=sum(p.numel() for p in model.parameters()), device=str(device), torch=torch.__version__,
              data_source=train.meta.get("source"), **{f"test_{k}": v for k, v in final.items()},
-             train_loss=res.final.get("train_loss"))
+             train_loss=res.final.get("train_loss"), num_classes=train.meta.get("num_classes"))
     if train.task == "image_classification" and cfg.robustness: m.update(robustness_metrics(model, test, prepare, cfg, device))
     gate_cb = next((c for c in callbacks if isinstance(c, GateLogger)), None)
     m.update(gate_summary(gate_cb.epoch_log if gate_cb else pd.DataFrame(), freezer, eps_h=cfg.eps_h))

@@ -62,7 +62,7 @@ def test_report_notebook_on_a_tiny_sweep(tiny_sweep, tmp_path):
     table = pd.read_csv(tmp_path / "report_table.csv")
     assert set(table.method) == {"frozen_ln", "autonorm_s"} and (table.n_seeds == 2).all()
     md = (tmp_path / "report.md").read_text()
-    assert "## Claimed vs ours" in md and "digits" in md and (tmp_path / "entropy_curves.png").exists()
+    assert "## Claimed vs ours" in md and "digits" in md and (tmp_path / "entropy_curves_vision.png").exists()
 
 
 def test_trainability_notebook_tiny(tmp_path):
