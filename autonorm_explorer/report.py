@@ -22,7 +22,7 @@ __all__ = ['CLAIMS', 'CLAIM_SCALE', 'QUALITATIVE_CLAIMS', 'FAMILY', 'PAPER_BUDGE
            'MIN_SEEDS_FOR_CI', 'PRIMARY_METRICS', 'GATE_LOG_COLUMNS', 'RUN_KEYS', 'metric_scale', 'task_family',
            'paper_budget_text', 'comparability', 'metric_range', 'describe_runs', 'chance_level', 'claims_vs_ours',
            'paired_vs_baseline', 'load_gate_logs', 'entropy_curves', 'final_site_weights', 'depth_preference',
-           'crossing_epochs', 'freeze_notes', 'leftover_placeholders']
+           'crossing_epochs', 'freeze_notes', 'leftover_placeholders', 'freeze_rule_decisions']
 
 # %% ../nbs/55_report.ipynb #1c74cbe3
 _COPY = "repeats an earlier draft's {0} row"
@@ -324,3 +324,21 @@ def freeze_notes(results: pd.DataFrame) -> pd.DataFrame:
 def leftover_placeholders(text: str) -> list[str]:
     "Every `{identifier}` left in `text` (format fields that were never filled)."
     return re.findall(r"(?<![A-Za-z0-9\\_^$])\{[A-Za-z_][A-Za-z0-9_]*\}", text)   # skips LaTeX groups such as x_{i}
+
+# %% ../nbs/55_report.ipynb #74c522b2
+def freeze_rule_decisions(gates: pd.DataFrame, t_freezes: Sequence[int], eps_h: float = 0.1,
+                          column: str = "entropy") -> pd.DataFrame:
+    "Per run and T in `t_freezes`: the rule's epoch-T entropy and whether it would fire (≥ eps_h)."
+    eps_h = check_range("eps_h", eps_h, 0, math.log(2), low_open=True)
+    check_choice("column", column, ("entropy", "entropy_tau"))
+    keys = [k for k in RUN_KEYS + ["tau"] if k in gates]
+    rows = []
+    for key, g in gates[gates.method == "autonorm"].groupby(keys, sort=True):
+        for t in t_freezes:
+            e = g[g.epoch == check_int("t_freeze", t, 1)]
+            if not len(e):
+                raise ValueError(f"t_freeze={t} is beyond the run's last logged epoch {int(g.epoch.max())}")
+            h = float((e[column] * e.n).sum() / e.n.sum())
+            rows.append(dict(zip(keys, key if isinstance(key, tuple) else (key,)), t_freeze=t, entropy=h,
+                             fires=h >= eps_h))
+    return pd.DataFrame(rows)
