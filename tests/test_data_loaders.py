@@ -242,6 +242,7 @@ def test_offline_error_names_url_path_and_alternatives(tmp_path):
 def test_list_datasets_covers_the_issue():
     df = D.list_datasets()
     names = {"mnist", "fashion_mnist", "cifar10", "cifar100", "svhn", "cifar10c", "ptb_pos", "sst2", "energy_efficiency",
-             "california_housing", "digits", "mnist5k", "wsj_pos_sample", "oanc_pos", "polarity", "diabetes", "autompg"}
+             "california_housing", "digits", "mnist5k", "wsj_pos_sample", "oanc_pos", "polarity", "diabetes", "autompg",
+             "synthetic_cifar10"}
     assert set(df.name) == names and list(df.columns[:4]) == ["name", "task", "available_offline", "source"]
-    assert df.set_index("name").loc[["digits", "mnist5k", "diabetes", "autompg"], "available_offline"].all()
+    assert df.set_index("name").loc[["digits", "mnist5k", "diabetes", "autompg", "synthetic_cifar10"], "available_offline"].all()
