@@ -85,3 +85,18 @@ def test_sweep_cli_help_and_bad_grid(tmp_path):
     (tmp_path / "g.yaml").write_text("datasets: [a]\nmethods: [x]\nseeds: [0]\nepochs: 3\n")
     r = subprocess.run([str(BIN / "autonorm-sweep"), "run", str(tmp_path / "g.yaml")], capture_output=True, text=True)
     assert r.returncode == 2 and "key in grid file g.yaml='epochs' is not allowed" in r.stderr
+
+
+def test_every_shipped_grid_expands_to_valid_experiments(tmp_path):
+    "A wrong-typed or misspelled parameter in a shipped grid fails here, not inside each cell's log."
+    from autonorm_explorer.experiment import experiment_config
+    from autonorm_explorer.sweep import expand_grid, load_grid, shipped_grids_dir
+    names = sorted(p.stem for p in shipped_grids_dir().glob("*.toml"))
+    assert {"nlp-cpu", "vision-cpu", "paper", "cpu-small"} <= set(names)
+    sizes = {}
+    for name in names:
+        cells = expand_grid(load_grid(name), tmp_path / name)
+        for c in cells:
+            experiment_config(c.parameters)
+        sizes[name] = len(cells)
+    assert sizes["nlp-cpu"] == 3 * 5 * 5 and sizes["vision-cpu"] == 2 * 5 * 5 and sizes["paper"] == 315
