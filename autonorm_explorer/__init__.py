@@ -3,6 +3,9 @@
 Modules:
 
 - `autonorm_explorer.branch`: `branch_rank_sweep(expansions)`: numerical rank, full-rank fraction, effective rank and conditioning of J_f = W_down·D·W_up over expansion ratios m/d, to see the Marchenko–Pastur threshold 1/p(σ).
+- `autonorm_explorer.checking`: `check(exercise_id, answer)` says right, or wrong with a hint that never gives the answer away; `reveal(question_id, guess, truth)` compares a prediction the learner committed to with the value the next cell computed.
+- `autonorm_explorer.claims`: One table per paper: each claim, what result would refute it, the notebook that tests it, and the verdict here. `TR-n` ids are *Transforming Rank*'s claims, `AN-n` ids are AutoNorm's. The course, the reproduction tutorial and the report cite these ids.
+- `autonorm_explorer.exercises_rank`: The exercises of the course's first part (effective rank; depth and skips), registered with `checking.register` so that `check("L1.2", answer)` can grade them.
 - `autonorm_explorer.experiment`: Load a dataset, build the backbone with a normalization method, train with the paper's protocol (AutoNorm-S: with the gate-freezing rule), evaluate clean and robust accuracy, and write `metrics.json`, the gate log and the training log into one folder.
 - `autonorm_explorer.metrics`: Accuracy, macro-F1, token accuracy and perplexity, RMSE/MAE in original units beside the mean-predictor baseline, accuracy under corruptions and under 90° rotation.
 - `autonorm_explorer.paths`: `path_orders(cfg)`: how much of ∂h_L/∂h_0 travels through k branches, k = 0..L — exactly (DP), by random probes (Hutchinson), or by a mean-field binomial law.

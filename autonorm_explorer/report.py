@@ -95,11 +95,11 @@ def metric_scale(metric: str) -> float:
 
 # %% ../nbs/55_report.ipynb #96043aae
 QUALITATIVE_CLAIMS = {
-    "vision": "stationary vision (MNIST): the gates collapse to LayerNorm, w_LN > 0.85 in every layer, "
+    "vision": "AN-1: stationary vision (MNIST): the gates collapse to LayerNorm, w_LN > 0.85 in every layer, "
               "and the gate entropy falls to ≈ 0 within 5 epochs",
-    "text": "non-stationary text (PTB): the gates stay mixed longer (H ≈ 0.45), layers 1–4 stay balanced "
+    "text": "AN-2: non-stationary text (PTB): the gates stay mixed longer (H ≈ 0.45), layers 1–4 stay balanced "
             "and layers 8–12 prefer DyT (w_DyT > 0.72)",
-    "random_beats_learned": "CIFAR-10: RandomSelector (85.48) beats unfrozen AutoNorm (84.35), which the "
+    "random_beats_learned": "AN-3: CIFAR-10: RandomSelector (85.48) beats unfrozen AutoNorm (84.35), which the "
                             "paper calls its 'stabilization bottleneck'",
 }
 FAMILY = {"image_classification": "vision", "token_tagging": "text", "sentence_classification": "text",

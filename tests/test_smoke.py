@@ -17,7 +17,8 @@ def test_no_settings_ini_nbdev3_reads_pyproject():
     assert not (ROOT / "settings.ini").exists()
     import tomllib
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["nbdev"]
-    assert cfg["allowed_cell_metadata_keys"] == ["tags"]   # keeps papermill's `parameters` tag
+    # tags: papermill's `parameters` and the course's cell tags; jupyter: collapsed solution cells
+    assert cfg["allowed_cell_metadata_keys"] == ["tags", "jupyter"]
     assert set(cfg["tst_flags"].split()) >= {"notest", "slow", "gpu"}
 
 
@@ -27,18 +28,23 @@ def test_demo_cli_help():
     assert "runs/demo" in out
 
 
-def test_nbdev_clean_keeps_the_papermill_parameters_tag(tmp_path):
-    "nbdev-clean with the project's config must keep `tags` (else papermill silently runs defaults)."
+def test_nbdev_clean_keeps_tags_and_collapsed_solutions(tmp_path):
+    """nbdev-clean with the project's config must keep `tags` (else papermill silently runs defaults, and the
+    course's predict/exercise/solution cells cannot be found) and `jupyter` (a solution stays collapsed)."""
     import json, shutil, nbformat
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "nbs").mkdir()
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"], "collapsed": True})]
+    hidden = {"source_hidden": True, "outputs_hidden": True}
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"], "collapsed": True}),
+                nbformat.v4.new_code_cell("y = 2", metadata={"tags": ["solution"], "jupyter": hidden,
+                                                             "scrolled": True})]
     nbformat.write(nb, tmp_path / "nbs" / "p.ipynb")
     exe = Path(sys.executable).with_name("nbdev-clean")
     subprocess.run([str(exe), "--fname", str(tmp_path / "nbs" / "p.ipynb")], cwd=tmp_path, check=True, capture_output=True)
-    meta = json.loads((tmp_path / "nbs" / "p.ipynb").read_text())["cells"][0]["metadata"]
-    assert meta == {"tags": ["parameters"]}     # tags kept, other cell metadata removed
+    cells = json.loads((tmp_path / "nbs" / "p.ipynb").read_text())["cells"]
+    assert cells[0]["metadata"] == {"tags": ["parameters"]}     # tags kept, other cell metadata removed
+    assert cells[1]["metadata"] == {"tags": ["solution"], "jupyter": hidden}
 
 
 def test_committed_notebooks_carry_no_outputs():
