@@ -117,7 +117,7 @@ PAPER_BUDGETS = {  # dataset → training examples, epochs (None: not stated), m
     "cifar10": dict(train_size=50000, epochs=200, model=_VISION),
     "cifar100": dict(train_size=50000, epochs=200, model=_VISION),
     "svhn": dict(train_size=73257, epochs=200, model=_VISION),
-    "ptb_pos": dict(train_size=38219, epochs=None, model="12-layer Transformer, d = 128 (sentences: WSJ §0–18)"),
+    "ptb_pos": dict(train_size=38219, epochs=None, model="12-layer Transformer, d = 128 (sentences: WSJ sections 0–18)"),
     "sst2": dict(train_size=67349, epochs=None, model="12-layer Transformer, d = 128"),
     "california_housing": dict(train_size=16512, epochs=None, model="tabular Transformer"),
     "energy_efficiency": dict(train_size=614, epochs=None, model="tabular Transformer"),
