@@ -88,6 +88,9 @@ def test_lesson_frame_parameters_and_links(lesson):
         assert part in text, f"{lesson.name}: no '{part}' section"
     assert sum("parameters" in tags(c) for c in cs) == 1, \
         f"{lesson.name}: exactly one papermill parameters cell"
+    kernel = json.loads(lesson.read_text(encoding="utf-8"))["metadata"].get("kernelspec", {})
+    assert kernel.get("language") == "python", \
+        f"{lesson.name}: no kernelspec in the notebook metadata (papermill reads the language there)"
     k = PLANNED.index(lesson.stem)
     if k + 1 < len(PLANNED):
         assert f"{PLANNED[k + 1]}.ipynb" in text, \
