@@ -101,44 +101,79 @@ class TauAnneal:
 
 # %% ../nbs/21_autonorm.ipynb #c244830c
 class _MixDyTLN(torch.autograd.Function):
-    "Fused w_DyT·DyT(x) + w_LN·LN(x) with a hand-written backward (see the formula above)."
+    "Fused w_DyT·DyT(x) + w_LN·LN(x) with hand-written backward and forward-mode rules (formula above)."
+    generate_vmap_rule = True                                             # torch.func.vmap batches it
     @staticmethod
-    def forward(ctx, x, w, alpha, g_dyt, b_dyt, g_ln, b_ln, eps):
+    def forward(x, w, alpha, g_dyt, b_dyt, g_ln, b_ln, eps):
         B, d = x.shape[0], x.shape[-1]
         x3 = x.reshape(B, -1, d)                                          # [B, N, d]
         xhat, mean, rstd = torch.native_layer_norm(x3, (d,), None, None, eps)
         s = torch.sigmoid_(x3 * (2 * alpha))                              # σ(2αx)
         w_dyt, w_ln = w[:, 0].view(B, 1, 1), w[:, 1].view(B, 1, 1)
         a_ln, a_dyt2 = w_ln * g_ln, 2 * w_dyt * g_dyt                     # [B, 1, d]
-        out = (xhat * a_ln).add_(w_dyt * b_dyt + w_ln * b_ln - 0.5 * a_dyt2).addcmul_(s, a_dyt2)
-        ctx.save_for_backward(x3, xhat, s, mean, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln, a_ln, a_dyt2)
-        ctx.x_shape = x.shape
-        return out.view(x.shape)
+        out = torch.addcmul(w_dyt * b_dyt + w_ln * b_ln - 0.5 * a_dyt2, xhat, a_ln)
+        out = out.addcmul_(s, a_dyt2) if _plain_autograd() else torch.addcmul(out, s, a_dyt2)
+        return out.view(x.shape), xhat, s, mean, rstd                     # the last four: saved, not differentiable
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, w, alpha, g_dyt, b_dyt, g_ln, b_ln, eps = inputs
+        _, xhat, s, mean, rstd = output
+        ctx.mark_non_differentiable(xhat, s, mean, rstd)
+        ctx.save_for_backward(x, xhat, s, mean, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln)
+        ctx.save_for_forward(x, xhat, s, mean, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln)
     @staticmethod
     @torch.autograd.function.once_differentiable
-    def backward(ctx, g):
-        x3, xhat, s, mean, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln, a_ln, a_dyt2 = ctx.saved_tensors
-        B, d = x3.shape[0], x3.shape[-1]
-        g = g.reshape(B, -1, d).contiguous()
-        tmp = torch.mul(g, xhat); s_ln = tmp.sum(1)                      # Σ_tokens g·x̂     [B, d]
-        torch.mul(g, s, out=tmp); s_sig = tmp.sum(1)                     # Σ_tokens g·σ     [B, d]
-        s_g = g.sum(1)                                                   # Σ_tokens g       [B, d]
+    def backward(ctx, g, *_):
+        x, xhat, s, mean, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln = ctx.saved_tensors
+        B, d = x.shape[0], x.shape[-1]
+        x3, g = x.reshape(B, -1, d), g.reshape(B, -1, d).contiguous()
         w_dyt, w_ln = w[:, 0:1], w[:, 1:2]                               # [B, 1]
+        a_ln, a_dyt2 = (w_ln * g_ln)[:, None], (2 * w_dyt * g_dyt)[:, None]   # [B, 1, d]
+        tmp = torch.mul(g, xhat)
+        fast = _plain_autograd()                                         # reuse one buffer outside torch.func
+        prod = (lambda a, b: torch.mul(a, b, out=tmp)) if fast else torch.mul
+        s_ln = tmp.sum(1)                                                # Σ_tokens g·x̂     [B, d]
+        s_sig = prod(g, s).sum(1)                                        # Σ_tokens g·σ     [B, d]
+        s_g = g.sum(1)                                                   # Σ_tokens g       [B, d]
         grad_w = torch.stack([(s_g * (b_dyt - g_dyt)).sum(-1) + 2 * (s_sig * g_dyt).sum(-1),
                               (s_ln * g_ln).sum(-1) + (s_g * b_ln).sum(-1)], -1)
         grad_g_dyt, grad_b_dyt = (w_dyt * (2 * s_sig - s_g)).sum(0), (w_dyt * s_g).sum(0)
         grad_g_ln, grad_b_ln = (w_ln * s_ln).sum(0), (w_ln * s_g).sum(0)
-        torch.mul(g, a_dyt2, out=tmp)                                    # ∂L/∂σ
-        g_z = torch.ops.aten.sigmoid_backward(tmp, s)                    # ∂L/∂z, z = 2αx
-        torch.mul(g_z, x3, out=tmp); grad_alpha = 2 * tmp.sum()
-        torch.mul(g, a_ln, out=tmp)                                      # ∂L/∂x̂
-        g_x = torch.ops.aten.native_layer_norm_backward(tmp, x3, (d,), mean, rstd, None, None, [True, False, False])[0]
-        g_x.add_(g_z.mul_(2 * alpha))
-        return g_x.view(ctx.x_shape), grad_w, grad_alpha, grad_g_dyt, grad_b_dyt, grad_g_ln, grad_b_ln, None
+        g_z = torch.ops.aten.sigmoid_backward(prod(g, a_dyt2), s)        # ∂L/∂z, z = 2αx
+        grad_alpha = 2 * prod(g_z, x3).sum()
+        g_x = torch.ops.aten.native_layer_norm_backward(prod(g, a_ln), x3, (d,), mean, rstd, None, None,
+                                                        [True, False, False])[0]   # LN backward of ∂L/∂x̂
+        g_x = g_x.add_(g_z.mul_(2 * alpha)) if fast else g_x + g_z * (2 * alpha)
+        return g_x.view(x.shape), grad_w, grad_alpha, grad_g_dyt, grad_b_dyt, grad_g_ln, grad_b_ln, None
+    @staticmethod
+    def jvp(ctx, x_t, w_t, alpha_t, g_dyt_t, b_dyt_t, g_ln_t, b_ln_t, _eps_t):
+        x, xhat, s, _, rstd, w, alpha, g_dyt, b_dyt, g_ln, b_ln = ctx.saved_tensors
+        B, d = x.shape[0], x.shape[-1]
+        w_dyt, w_ln = w[:, 0].view(B, 1, 1), w[:, 1].view(B, 1, 1)
+        terms = []                                                       # tangent = Σ of the inputs' terms
+        if x_t is not None:                                              # dx̂ = r(dx − mean dx − x̂·mean(x̂ dx))
+            dx = x_t.reshape(B, -1, d)
+            dxhat = rstd * (dx - dx.mean(-1, keepdim=True) - xhat * (xhat * dx).mean(-1, keepdim=True))
+            terms += [dxhat * (w_ln * g_ln), (s * (1 - s)) * (4 * alpha * w_dyt * g_dyt) * dx]   # dσ = σ(1−σ)dz
+        if alpha_t is not None: terms.append((s * (1 - s)) * x.reshape(B, -1, d) * (4 * alpha_t * w_dyt * g_dyt))
+        if w_t is not None:
+            terms += [w_t[:, 0].view(B, 1, 1) * (g_dyt * (2 * s - 1) + b_dyt),          # tanh(αx) = 2σ − 1
+                      w_t[:, 1].view(B, 1, 1) * (g_ln * xhat + b_ln)]
+        if g_dyt_t is not None: terms.append(w_dyt * g_dyt_t * (2 * s - 1))
+        if g_ln_t is not None: terms.append(w_ln * g_ln_t * xhat)
+        for wk, b_t in ((w_dyt, b_dyt_t), (w_ln, b_ln_t)):
+            if b_t is not None: terms.append((wk * b_t).expand_as(xhat))
+        out_t = sum(terms[1:], terms[0]) if terms else torch.zeros_like(xhat)
+        return out_t.reshape(x.shape), None, None, None, None
+
+def _plain_autograd() -> bool:
+    "True outside torch.func transforms, where in-place buffer reuse is safe."
+    return not torch._C._are_functorch_transforms_active()
 
 def mix_dyt_ln(x: torch.Tensor, w: torch.Tensor, dyt: DyT, ln: LayerNorm) -> torch.Tensor:
     "w[:,0]·dyt(x) + w[:,1]·ln(x) for x [B, ..., d] and per-sample weights w [B, 2], fused (see above)."
-    return _MixDyTLN.apply(x, w.to(x.dtype), dyt.alpha, dyt.weight, dyt.bias, ln.weight, ln.bias, ln.eps)
+    return _MixDyTLN.apply(x, w.to(x.dtype), dyt.alpha, dyt.weight, dyt.bias, ln.weight, ln.bias, ln.eps)[0]
+
 
 # %% ../nbs/21_autonorm.ipynb #01f162b9
 class AutoNorm(GatedSite):

@@ -66,10 +66,22 @@ def test_report_notebook_on_a_tiny_sweep(tiny_sweep, tmp_path):
 
 
 def test_trainability_notebook_tiny(tmp_path):
-    run_notebook(EXP / "trainability_vs_rank.ipynb", tmp_path / "t.ipynb",
-                 dict(placements=["pre", "post"], betas=[1.0], depths=[2], branches=["two"], epochs=1, out_dir=str(tmp_path)))
+    params = dict(dataset="digits", placements=["pre", "post"], betas=[1.0], depths=[2], branches=["two"], seeds=[0],
+                  epochs=1, lr_configs=["post:1.0:2:two"], lr_values=[1e-3], lr_seeds=[0], n_boot=100, workers=1,
+                  out_dir=str(tmp_path))
+    run_notebook(EXP / "trainability_vs_rank.ipynb", tmp_path / "t.ipynb", params)
     res = pd.read_csv(tmp_path / "trainability.csv")
-    assert len(res) == 2 and res.init_jacobian_erank.between(0, 1).all() and (tmp_path / "trainability_scatter.png").exists()
+    assert len(res) == 3 and sorted(res.sweep) == ["grid", "grid", "lr"]
+    for col in ("init_jacobian_erank", "init_jacobian_erank_synthetic"): assert res[col].between(0, 1).all(), col
+    assert (tmp_path / "trainability_scatter.png").exists() and (tmp_path / "lr_sensitivity.csv").exists()
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    assert m["n_networks"] == 2 and m["verdict"] and m["test_size"] == 180
+    # a rerun resumes: every network is already in results.jsonl, none is trained (or logged) again
+    run_notebook(EXP / "trainability_vs_rank.ipynb", tmp_path / "t2.ipynb", params)
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
     with pytest.raises(Exception, match="parameter of trainability_vs_rank='widht' is not allowed"):
         pm.execute_notebook(str(EXP / "trainability_vs_rank.ipynb"), str(tmp_path / "bad.ipynb"), kernel_name="python3",
                             parameters={"widht": 8}, progress_bar=False)
+    with pytest.raises(Exception, match="placement:beta:depth:branch"):
+        pm.execute_notebook(str(EXP / "trainability_vs_rank.ipynb"), str(tmp_path / "bad2.ipynb"), kernel_name="python3",
+                            parameters={"lr_configs": ["post:1.0"], "out_dir": str(tmp_path / "bad2")}, progress_bar=False)
