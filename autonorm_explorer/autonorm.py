@@ -1,4 +1,4 @@
-"""AutoNorm as the paper describes it (not as its public code does it), its baselines, and `autonormify` for any model.
+"""AutoNorm as the paper describes it (not as its public code does it), and its baselines.
 
 Docs: https://autonorm.github.io/autonorm_explorer/autonorm.html.md"""
 
@@ -19,21 +19,32 @@ from .utils import check_choice, check_int, check_range
 from .norms import LayerNorm, DyT, make_norm, token_mean, check_last_dim, NORM_METHODS
 
 # %% auto #0
-__all__ = ['GATE_COLUMNS', 'AUTONORMIFY_METHODS', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy', 'GatedSite',
-           'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'RandomSelector', 'FrozenLN', 'FrozenDyT', 'site_layer',
-           'gated_sites', 'gate_epoch_summary', 'autonormify']
+__all__ = ['GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy',
+           'in_checkpoint_recompute', 'GatedSite', 'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'RandomSelector',
+           'FrozenLN', 'FrozenDyT', 'site_layer', 'gated_sites', 'gate_epoch_summary']
 
 # %% ../nbs/21_autonorm.ipynb #c88aac28
+def causal_token_mean(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    "Running mean of `x` [B, N, d] over tokens ≤ t for every t → [B, N, d]; `mask` [B, N] (True = real)."
+    if x.ndim != 3: raise ValueError(f"causal_token_mean: x must be [B, N, d], got shape {tuple(x.shape)}")
+    if mask is not None and mask.shape != x.shape[:2]:
+        raise ValueError(f"mask shape {tuple(mask.shape)} does not match the tokens of x {tuple(x.shape)}")
+    m = torch.ones_like(x[..., :1]) if mask is None else mask.to(x.dtype).unsqueeze(-1)   # [B, N, 1]
+    return (x * m).cumsum(1) / m.cumsum(1).clamp_min(1.0)                                 # [B, N, d]
+
 class NormSelector(nn.Module):
     "Two-layer MLP on the token-mean of the input → 2 logits per sample (index 0 = DyT, 1 = LN)."
-    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2):
+    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2, causal: bool = False):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        self.dim, self.causal = check_int("dim", dim, 1), bool(causal)
         hidden = check_int("hidden", hidden if hidden is not None else max(1, dim // 2), 1)
         self.net = nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, check_int("n_choices", n_choices, 2)))
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        "Logits [B, n_choices]; with `causal`, [B, N, n_choices] from the running token mean."
         check_last_dim("NormSelector", x, self.dim)
+        if self.causal: return self.net(causal_token_mean(x, mask))      # [B, N, n_choices]
         return self.net(token_mean(x, mask))                            # [B, n_choices]
+    def extra_repr(self): return "causal=True" if self.causal else ""
 
 # %% ../nbs/21_autonorm.ipynb #a5cf8425
 def gumbel_softmax_weights(logits: torch.Tensor, tau: float, hard: bool = False,
@@ -51,6 +62,10 @@ def binary_entropy(p: torch.Tensor) -> torch.Tensor:
     "Entropy −Σ p log p (natural log, 0·log 0 = 0) over the last axis."
     return -(p * p.clamp_min(1e-30).log()).sum(-1)
 
+def in_checkpoint_recompute() -> bool:
+    "True while the backward pass re-runs a forward (activation checkpointing): not a new sample."
+    return torch._C._current_graph_task_id() != -1
+
 class GatedSite(nn.Module):
     "Base of gated norm sites: last weights/entropy, training accumulators, per-epoch history."
     method = "gated"
@@ -64,6 +79,7 @@ class GatedSite(nn.Module):
         "Forget the sums of the running epoch."
         self._acc_w_dyt, self._acc_entropy, self._acc_n = 0.0, 0.0, 0
     def _record(self, w: torch.Tensor, h: torch.Tensor):
+        if in_checkpoint_recompute(): return                            # counted in the first pass
         self.last_weights = w.detach(); self.last_entropy = h.detach().mean()
         if self.training:
             self._acc_w_dyt = self._acc_w_dyt + w[:, 0].detach().sum()
@@ -77,6 +93,16 @@ class GatedSite(nn.Module):
                                             entropy=float(self._acc_entropy) / n if n else float("nan"), n=n)
             self.reset_accumulators()
         return self.gate_history[epoch]
+    def get_extra_state(self) -> dict:
+        "Gate state that is not a parameter (frozen flag, running sums, history), saved by `state_dict`."
+        return dict(selector_frozen=bool(self.selector_frozen), acc_w_dyt=float(self._acc_w_dyt),
+                    acc_entropy=float(self._acc_entropy), acc_n=int(self._acc_n),
+                    gate_history={int(e): dict(r) for e, r in self.gate_history.items()})
+    def set_extra_state(self, state: dict) -> None:
+        self.selector_frozen = bool(state["selector_frozen"])
+        self._acc_w_dyt, self._acc_entropy = state["acc_w_dyt"], state["acc_entropy"]
+        self._acc_n = int(state["acc_n"])
+        self.gate_history = {int(e): dict(r) for e, r in state["gate_history"].items()}
 
 # %% ../nbs/21_autonorm.ipynb #19d4afe1
 @dataclass
@@ -134,12 +160,19 @@ def mix_dyt_ln(x: torch.Tensor, w: torch.Tensor, dyt: DyT, ln: LayerNorm) -> tor
     return _MixDyTLN.apply(x, w.to(x.dtype), dyt.alpha, dyt.weight, dyt.bias, ln.weight, ln.bias, ln.eps)
 
 # %% ../nbs/21_autonorm.ipynb #01f162b9
+def _sample_means(w: torch.Tensor, h: torch.Tensor, mask: torch.Tensor | None):
+    "Per-sample means over the real tokens of per-token weights [B, N, 2] and entropies [B, N]."
+    m = torch.ones_like(h) if mask is None else mask.to(h.dtype)         # [B, N]
+    n = m.sum(1).clamp_min(1.0)                                          # [B]
+    return (w * m[..., None]).sum(1) / n[:, None], (h * m).sum(1) / n
+
 class AutoNorm(GatedSite):
     "w_DyT·DyT(x) + w_LN·LN(x) with per-sample Gumbel-Softmax weights from a NormSelector on the token-mean."
     method = "autonorm"
     def __init__(self, dim: int, tau: float = 0.5, hard: bool = False, eval_mode: str = "soft",
                  tau_schedule: Callable[[int], float] | None = None, noise: bool = True,
-                 alpha_init: float = 0.5, eps: float = 1e-5, selector_hidden: int | None = None):
+                 alpha_init: float = 0.5, eps: float = 1e-5, selector_hidden: int | None = None,
+                 causal: bool = False):
         super().__init__()
         self.dim = check_int("dim", dim, 1); self.tau = check_range("tau", tau, 0, low_open=True)
         self.hard, self.noise = bool(hard), bool(noise)
@@ -149,28 +182,55 @@ class AutoNorm(GatedSite):
         self.tau_schedule, self.train_steps, self.eps = tau_schedule, 0, eps
         self.dyt = DyT(dim, alpha_init=alpha_init)
         self.ln = LayerNorm(dim, eps=eps)
-        self.selector = NormSelector(dim, hidden=selector_hidden)
+        self.selector = NormSelector(dim, hidden=selector_hidden, causal=causal)
         self._init_gate_stats()
+    @property
+    def causal(self) -> bool:
+        "Per-token gates from the running token mean (see `NormSelector`)."
+        return self.selector.causal
+    def _tau_at(self, step: int) -> float:
+        if self.tau_schedule is None: return self.tau
+        return check_range("tau (from tau_schedule)", self.tau_schedule(step), 0, low_open=True)
     def current_tau(self) -> float:
         "τ used by the next forward pass (the schedule's value at the current training step, if any)."
-        if self.tau_schedule is None: return self.tau
-        return check_range("tau (from tau_schedule)", self.tau_schedule(self.train_steps), 0, low_open=True)
+        return self._tau_at(self.train_steps)
     def gate_weights(self, logits: torch.Tensor) -> torch.Tensor:
-        "Weights [B, 2] (DyT, LN) from logits [B, 2] according to the mode table above."
-        tau = self.current_tau()
+        "Weights [..., 2] (DyT, LN) from logits [..., 2] according to the mode table above."
         if self.training:
-            self.train_steps += 1
+            replay = in_checkpoint_recompute()                           # the same step, run again
+            tau = self._tau_at(self.train_steps - int(replay))
+            self.train_steps += int(not replay)
             return gumbel_softmax_weights(logits, tau, self.hard) if self.noise else F.softmax(logits / tau, -1)
         if self.eval_mode == "argmax": return F.one_hot(logits.argmax(-1), 2).to(logits.dtype)
-        return F.softmax(logits / tau, -1)
+        return F.softmax(logits / self.current_tau(), -1)
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         check_last_dim("AutoNorm", x, self.dim)
-        logits = self.selector(x, mask)                                  # [B, 2]
-        w = self.gate_weights(logits)                                    # [B, 2]
-        self._record(w, binary_entropy(F.softmax(logits.detach(), -1)))
-        return mix_dyt_ln(x, w, self.dyt, self.ln)
+        logits = self.selector(x, mask)                                  # [B, 2]; causal: [B, N, 2]
+        w = self.gate_weights(logits)                                    # like logits
+        h = binary_entropy(F.softmax(logits.detach(), -1))               # [B]; causal: [B, N]
+        if not self.causal:
+            self._record(w, h)
+            return mix_dyt_ln(x, w, self.dyt, self.ln)
+        self._record(*_sample_means(w, h, mask))
+        flat = x.reshape(-1, self.dim)                                   # each token is its own "sample"
+        return mix_dyt_ln(flat, w.reshape(-1, 2), self.dyt, self.ln).view(x.shape)
+    def get_extra_state(self) -> dict:
+        "GatedSite's state plus τ, the schedule (a TauAnneal's fields) and its step, noise and the modes."
+        s = self.tau_schedule
+        sched = None if s is None else dict(vars(s)) if isinstance(s, TauAnneal) else "custom"
+        return dict(super().get_extra_state(), tau=float(self.tau), train_steps=int(self.train_steps),
+                    noise=self.noise, hard=self.hard, eval_mode=self.eval_mode, tau_schedule=sched)
+    def set_extra_state(self, state: dict) -> None:
+        super().set_extra_state(state)
+        self.tau, self.train_steps, self.noise = state["tau"], int(state["train_steps"]), state["noise"]
+        self.hard, self.eval_mode = state["hard"], state["eval_mode"]
+        sched = state["tau_schedule"]
+        if sched != "custom": self.tau_schedule = None if sched is None else TauAnneal(**sched)
+        if self.selector_frozen:
+            for p in self.selector.parameters(): p.requires_grad_(False)
     def extra_repr(self):
-        return f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, noise={self.noise}"
+        causal = ", causal=True" if self.causal else ""
+        return f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, noise={self.noise}{causal}"
 
 def set_tau(model: nn.Module, tau: float) -> int:
     "Set a fixed τ on every AutoNorm in `model` (drops any schedule); return how many sites were set."
@@ -218,8 +278,10 @@ def site_layer(name: str, module: nn.Module) -> int:
     return int(m.group(1)) if m else -1
 
 def gated_sites(model: nn.Module) -> list[tuple[str, GatedSite]]:
-    "(name, module) for every AutoNorm / RandomSelector site in `model`, in module order."
-    return [(n, m) for n, m in model.named_modules() if isinstance(m, GatedSite)]
+    """(name, site) for every AutoNorm / RandomSelector in `model`, in module order; a site that
+    `autonormify` wrapped is named by the module it replaced."""
+    return [(n.rpartition(".")[0] if getattr(m, "wrapped_site", False) else n, m)
+            for n, m in model.named_modules() if isinstance(m, GatedSite)]
 
 def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
     "Close the running epoch's gate accumulators (once per epoch) and return one row per gated site."
@@ -229,40 +291,3 @@ def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
         rows.append(dict(epoch=int(epoch), site=name, layer=site_layer(name, m), role=getattr(m, "site_role", ""),
                          method=m.method, w_dyt=rec["w_dyt"], entropy=rec["entropy"], n=rec["n"], frozen=m.selector_frozen))
     return pd.DataFrame(rows, columns=GATE_COLUMNS)
-
-# %% ../nbs/21_autonorm.ipynb #437a02d3
-AUTONORMIFY_METHODS = ("ln", "dyt", "rms", "autonorm", "random", "adanorm", "film", "frozen_ln", "frozen_dyt")
-
-def _replacement(old: nn.Module, name: str, method: str, copy_affine: bool, kw: dict) -> nn.Module:
-    shape = tuple(old.normalized_shape) if isinstance(old, nn.LayerNorm) else (old.dim,)
-    if len(shape) != 1:
-        raise ValueError(f"autonormify: LayerNorm at {name!r} normalizes over {shape}; only 1-axis LayerNorms can be replaced")
-    kw = dict(kw)
-    if method not in ("dyt", "frozen_dyt") and "eps" not in kw: kw["eps"] = float(old.eps)
-    new = make_norm(method, shape[0], **kw)
-    weight, bias = getattr(old, "weight", None), getattr(old, "bias", None)
-    if weight is not None: new = new.to(device=weight.device, dtype=weight.dtype)
-    target = new if method in ("ln", "frozen_ln") else getattr(new, "ln", None) if method in ("autonorm", "random") else None
-    if copy_affine and target is not None and weight is not None:
-        with torch.no_grad():
-            target.weight.copy_(weight)
-            if bias is not None: target.bias.copy_(bias)
-    for attr in ("layer_index", "site_role"):
-        if hasattr(old, attr): setattr(new, attr, getattr(old, attr))
-    return new
-
-def autonormify(model: nn.Module, method: str = "autonorm", copy_affine: bool = True, **kw: Any) -> tuple[nn.Module, list[str]]:
-    "Replace every LayerNorm in `model` by `method`'s layer; return (model, replaced module paths)."
-    check_choice("method", method, AUTONORMIFY_METHODS)
-    targets = (nn.LayerNorm, LayerNorm)
-    if isinstance(model, targets): return _replacement(model, "", method, copy_affine, kw), [""]
-    sites = []
-    for parent_name, parent in list(model.named_modules()):
-        for child_name, child in list(parent.named_children()):
-            if isinstance(child, targets):
-                path = f"{parent_name}.{child_name}" if parent_name else child_name
-                setattr(parent, child_name, _replacement(child, path, method, copy_affine, kw)); sites.append(path)
-        if isinstance(parent, nn.TransformerEncoderLayer) and not (isinstance(parent.norm1, nn.LayerNorm)
-                                                                   and isinstance(parent.norm2, nn.LayerNorm)):
-            parent.activation_relu_or_gelu = 0                           # disable torch's fused fast path
-    return model, sites
