@@ -25,16 +25,18 @@ __all__ = ['GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_
 
 # %% ../nbs/21_autonorm.ipynb #c88aac28
 def causal_token_mean(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    "Running mean of `x` [B, N, d] over tokens ≤ t for every t → [B, N, d]; `mask` [B, N] (True = real)."
-    if x.ndim != 3: raise ValueError(f"causal_token_mean: x must be [B, N, d], got shape {tuple(x.shape)}")
+    "Running mean of `x` [B, N, d] over tokens ≤ t, every t → [B, N, d]; `mask` [B, N], True = real."
+    if x.ndim != 3:
+        raise ValueError(f"causal_token_mean: x must be [B, N, d], got shape {tuple(x.shape)}")
     if mask is not None and mask.shape != x.shape[:2]:
         raise ValueError(f"mask shape {tuple(mask.shape)} does not match the tokens of x {tuple(x.shape)}")
     m = torch.ones_like(x[..., :1]) if mask is None else mask.to(x.dtype).unsqueeze(-1)   # [B, N, 1]
-    return (x * m).cumsum(1) / m.cumsum(1).clamp_min(1.0)                                 # [B, N, d]
+    return (x * m).cumsum(1) / m.cumsum(1).clamp_min(1.0)                               # [B, N, d]
 
 class NormSelector(nn.Module):
     "Two-layer MLP on the token-mean of the input → 2 logits per sample (index 0 = DyT, 1 = LN)."
-    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2, causal: bool = False):
+    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2,
+                 causal: bool = False):
         super().__init__()
         self.dim, self.causal = check_int("dim", dim, 1), bool(causal)
         hidden = check_int("hidden", hidden if hidden is not None else max(1, dim // 2), 1)
@@ -94,7 +96,7 @@ class GatedSite(nn.Module):
             self.reset_accumulators()
         return self.gate_history[epoch]
     def get_extra_state(self) -> dict:
-        "Gate state that is not a parameter (frozen flag, running sums, history), saved by `state_dict`."
+        "Gate state that is not a parameter (frozen flag, running sums, history), for `state_dict`."
         return dict(selector_frozen=bool(self.selector_frozen), acc_w_dyt=float(self._acc_w_dyt),
                     acc_entropy=float(self._acc_entropy), acc_n=int(self._acc_n),
                     gate_history={int(e): dict(r) for e, r in self.gate_history.items()})
@@ -212,17 +214,19 @@ class AutoNorm(GatedSite):
             self._record(w, h)
             return mix_dyt_ln(x, w, self.dyt, self.ln)
         self._record(*_sample_means(w, h, mask))
-        flat = x.reshape(-1, self.dim)                                   # each token is its own "sample"
+        flat = x.reshape(-1, self.dim)                                   # each token: its own "sample"
         return mix_dyt_ln(flat, w.reshape(-1, 2), self.dyt, self.ln).view(x.shape)
     def get_extra_state(self) -> dict:
-        "GatedSite's state plus τ, the schedule (a TauAnneal's fields) and its step, noise and the modes."
+        "GatedSite's state plus τ, the schedule (a TauAnneal's fields), its step, noise and modes."
         s = self.tau_schedule
         sched = None if s is None else dict(vars(s)) if isinstance(s, TauAnneal) else "custom"
-        return dict(super().get_extra_state(), tau=float(self.tau), train_steps=int(self.train_steps),
-                    noise=self.noise, hard=self.hard, eval_mode=self.eval_mode, tau_schedule=sched)
+        return dict(super().get_extra_state(), tau=float(self.tau),
+                    train_steps=int(self.train_steps), noise=self.noise, hard=self.hard,
+                    eval_mode=self.eval_mode, tau_schedule=sched)
     def set_extra_state(self, state: dict) -> None:
         super().set_extra_state(state)
-        self.tau, self.train_steps, self.noise = state["tau"], int(state["train_steps"]), state["noise"]
+        self.tau, self.noise = state["tau"], state["noise"]
+        self.train_steps = int(state["train_steps"])
         self.hard, self.eval_mode = state["hard"], state["eval_mode"]
         sched = state["tau_schedule"]
         if sched != "custom": self.tau_schedule = None if sched is None else TauAnneal(**sched)
@@ -230,7 +234,8 @@ class AutoNorm(GatedSite):
             for p in self.selector.parameters(): p.requires_grad_(False)
     def extra_repr(self):
         causal = ", causal=True" if self.causal else ""
-        return f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, noise={self.noise}{causal}"
+        return (f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, "
+                f"noise={self.noise}{causal}")
 
 def set_tau(model: nn.Module, tau: float) -> int:
     "Set a fixed τ on every AutoNorm in `model` (drops any schedule); return how many sites were set."

@@ -17,7 +17,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .utils import check_choice
-from .norms import LayerNorm, RMSNorm, FiLMNorm, make_norm, check_last_dim, NORM_METHODS
+from autonorm_explorer.norms import (
+    LayerNorm,
+    RMSNorm,
+    FiLMNorm,
+    make_norm,
+    check_last_dim,
+    NORM_METHODS,
+)
 from .autonorm import GatedSite, causal_token_mean, in_checkpoint_recompute
 
 # %% auto #0
@@ -29,53 +36,79 @@ __all__ = ['NORM_KINDS', 'AFFINE_SLOTS', 'MASK_ARGUMENTS', 'NormSpec', 'layernor
 # %% ../nbs/25_autonormify.ipynb #4d533848
 NORM_KINDS = ("layernorm", "rmsnorm")
 
+
 @dataclass
 class NormSpec:
     "What a norm site computes, read off the module it replaces."
-    kind: str                                  # "layernorm" (centre + scale) or "rmsnorm" (scale only)
-    dim: int                                   # channels d
+
+    kind: str  # "layernorm" (centre + scale) or "rmsnorm" (scale only)
+    dim: int  # channels d
     eps: float
-    weight: torch.Tensor | None = None         # effective γ [d]; None = 1
-    bias: torch.Tensor | None = None           # β [d]; None = 0
-    channel_dim: int = -1                      # axis of the channels in the module's input
-    def __post_init__(self): check_choice("kind", self.kind, NORM_KINDS)
+    weight: torch.Tensor | None = None  # effective γ [d]; None = 1
+    bias: torch.Tensor | None = None  # β [d]; None = 0
+    channel_dim: int = -1  # axis of the channels in the module's input
+
+    def __post_init__(self):
+        check_choice("kind", self.kind, NORM_KINDS)
+
 
 def _affine(m: nn.Module, name: str, offset: float = 0.0) -> torch.Tensor | None:
     t = getattr(m, name, None)
     return None if t is None else t.detach() + offset
 
+
 def layernorm_spec(m: nn.Module, channel_dim: int = -1, weight_offset: float = 0.0) -> NormSpec:
     "NormSpec of a LayerNorm-like module (`normalized_shape` or `dim`, `eps`, `weight`, `bias`)."
     shape = tuple(m.normalized_shape) if hasattr(m, "normalized_shape") else (int(m.dim),)
     if len(shape) != 1:
-        raise ValueError(f"normalizes over normalized_shape={shape}; only one axis (the channels) is supported")
-    return NormSpec("layernorm", shape[0], float(m.eps), _affine(m, "weight", weight_offset),
-                    _affine(m, "bias"), channel_dim)
+        raise ValueError(
+            f"normalizes over normalized_shape={shape}; only one axis (the channels) is supported"
+        )
+    return NormSpec(
+        "layernorm",
+        shape[0],
+        float(m.eps),
+        _affine(m, "weight", weight_offset),
+        _affine(m, "bias"),
+        channel_dim,
+    )
+
 
 def rmsnorm_spec(m: nn.Module, weight_offset: float = 0.0) -> NormSpec:
     "NormSpec of an RMSNorm-like module (`eps` or `variance_epsilon`, a 1-D `weight`)."
     w = getattr(m, "weight", None)
     shape = tuple(m.normalized_shape) if hasattr(m, "normalized_shape") else (w.shape[0],)
     if len(shape) != 1:
-        raise ValueError(f"normalizes over normalized_shape={shape}; only one axis (the channels) is supported")
+        raise ValueError(
+            f"normalizes over normalized_shape={shape}; only one axis (the channels) is supported"
+        )
     eps = getattr(m, "eps", None)
-    if eps is None: eps = getattr(m, "variance_epsilon", None)
-    if eps is None: eps = torch.finfo(w.dtype if w is not None else torch.get_default_dtype()).eps
+    if eps is None:
+        eps = getattr(m, "variance_epsilon", None)
+    if eps is None:
+        eps = torch.finfo(w.dtype if w is not None else torch.get_default_dtype()).eps
     return NormSpec("rmsnorm", shape[0], float(eps), _affine(m, "weight", weight_offset), None)
 
 # %% ../nbs/25_autonormify.ipynb #948993b1
 _LN_CLASSES, _RMS_CLASSES = (nn.LayerNorm, LayerNorm), (nn.RMSNorm, RMSNorm)
 
+
 def _overrides_forward(m: nn.Module, bases: tuple) -> bool:
     "True if `m` is an instance of one of `bases` but its class replaced that base's forward."
     return any(isinstance(m, b) and type(m).forward is not b.forward for b in bases)
 
+
 def looks_like_rmsnorm(m: nn.Module) -> bool:
-    "A leaf whose only parameter is a 1-D `weight` and that keeps an ε, as T5's and Llama's RMSNorms."
+    "A leaf with a 1-D `weight` as its only parameter and an ε, like T5's and Llama's RMSNorms."
     params = dict(m.named_parameters(recurse=False))
     has_eps = any(isinstance(getattr(m, a, None), float) for a in ("eps", "variance_epsilon"))
-    return (isinstance(m, _RMS_CLASSES) or (not any(True for _ in m.children()) and has_eps
-            and list(params) == ["weight"] and params["weight"].ndim == 1))
+    return isinstance(m, _RMS_CLASSES) or (
+        not any(True for _ in m.children())
+        and has_eps
+        and list(params) == ["weight"]
+        and params["weight"].ndim == 1
+    )
+
 
 def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
     "Relative max |m(x) − γ·x/√(mean x² + ε)| on a fixed random input (≈ 0 for a true RMSNorm)."
@@ -87,41 +120,60 @@ def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
         ref = g * x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + spec.eps)
         return ((m(x).float() - ref).abs().max() / ref.abs().max()).item()
 
+
 def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec | None:
-    "The NormSpec of `m` if it is a site for `targets`/`rules`, None if not; raises if it cannot be one."
-    if type(m) in rules: return rules[type(m)](m)
+    "NormSpec of `m` if it is a site for `targets`/`rules`, else None; raises if it cannot be one."
+    if type(m) in rules:
+        return rules[type(m)](m)
     is_ln = isinstance(m, _LN_CLASSES)
     if "layernorm" in targets and is_ln:
         if _overrides_forward(m, _LN_CLASSES):
-            raise ValueError(f"{type(m).__qualname__} subclasses a LayerNorm but has its own forward, so it "
-                             f"may compute something else; pass rules={{{type(m).__name__}: fn}} with "
-                             "fn(module) -> NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it")
+            raise ValueError(
+                f"{type(m).__qualname__} subclasses a LayerNorm but has its own forward, so it may"
+                f" compute something else; pass rules={{{type(m).__name__}: fn}} with fn(module) ->"
+                " NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
+            )
         return layernorm_spec(m)
     if "rmsnorm" in targets and not is_ln and looks_like_rmsnorm(m):
         spec = rmsnorm_spec(m)
         tol = 2e-2 if next(m.parameters()).element_size() < 4 else 1e-4
         err = rmsnorm_mismatch(m, spec)
         if err > tol:
-            raise ValueError(f"{type(m).__qualname__} looks like an RMSNorm but its output differs from "
-                             f"γ·x/√(mean x² + ε) by {err:.3g} (relative; e.g. a (1 + weight) scale); pass "
-                             f"rules={{{type(m).__name__}: fn}} (e.g. rmsnorm_spec(m, weight_offset=1.0))")
+            raise ValueError(
+                f"{type(m).__qualname__} looks like an RMSNorm but its output differs from "
+                f"γ·x/√(mean x² + ε) by {err:.3g} (relative; e.g. a (1 + weight) scale); pass "
+                f"rules={{{type(m).__name__}: fn}} (e.g. rmsnorm_spec(m, weight_offset=1.0))"
+            )
         return spec
     return None
 
 # %% ../nbs/25_autonormify.ipynb #c7e48db5
 class CausalFiLMNorm(FiLMNorm):
-    "FiLMNorm whose modulation at token t is generated from the running mean of tokens ≤ t (decoders)."
+    "FiLMNorm whose modulation at token t comes from the running mean of tokens ≤ t (decoders)."
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         check_last_dim(type(self).__name__, x, self.dim)
-        dgamma, beta = self.generator(causal_token_mean(x, mask)).chunk(2, dim=-1)   # [B, N, d] each
+        dgamma, beta = self.generator(causal_token_mean(x, mask)).chunk(2, dim=-1)  # [B, N, d] each
         return (1 + dgamma) * F.layer_norm(x, (self.dim,), None, None, self.eps) + beta
 
-AFFINE_SLOTS = {"ln": ("",), "frozen_ln": ("",), "rms": ("",), "dyt": ("",), "frozen_dyt": ("",),
-                "autonorm": ("ln", "dyt"), "random": ("ln", "dyt"), "film": (), "adanorm": ()}
+
+AFFINE_SLOTS = {
+    "ln": ("",),
+    "frozen_ln": ("",),
+    "rms": ("",),
+    "dyt": ("",),
+    "frozen_dyt": ("",),
+    "autonorm": ("ln", "dyt"),
+    "random": ("ln", "dyt"),
+    "film": (),
+    "adanorm": (),
+}
+
 
 def _carry_affine(new: nn.Module, method: str, spec: NormSpec) -> str:
     "Copy the pretrained γ, β into `new` as the table above says; return a note of where they went."
-    if spec.weight is None and spec.bias is None: return "no affine to carry"
+    if spec.weight is None and spec.bias is None:
+        return "no affine to carry"
     with torch.no_grad():
         if method == "film":
             g = spec.weight if spec.weight is not None else torch.ones(spec.dim)
@@ -134,86 +186,152 @@ def _carry_affine(new: nn.Module, method: str, spec: NormSpec) -> str:
             if getattr(sub, "weight", None) is not None:
                 sub.weight.copy_(spec.weight if spec.weight is not None else torch.ones(spec.dim))
             has_b = getattr(sub, "bias", None) is not None
-            if has_b: sub.bias.copy_(spec.bias if spec.bias is not None else torch.zeros(spec.dim))
+            if has_b:
+                sub.bias.copy_(spec.bias if spec.bias is not None else torch.zeros(spec.dim))
             notes.append(f"{'γ, β' if has_b else 'γ'} → {path or method}")
         return "; ".join(notes) or "nothing (no affine)"
 
-def build_replacement(spec: NormSpec, method: str, causal: bool = False, copy_affine: bool = True,
-                      dtype: torch.dtype | None = None, device: torch.device | None = None,
-                      **kw: Any) -> tuple[nn.Module, str]:
-    "`method`'s layer for `spec` with the old ε (and γ, β: see the table); returns (layer, what it kept)."
+
+def build_replacement(
+    spec: NormSpec,
+    method: str,
+    causal: bool = False,
+    copy_affine: bool = True,
+    dtype: torch.dtype | None = None,
+    device: torch.device | None = None,
+    **kw: Any,
+) -> tuple[nn.Module, str]:
+    """`method`'s layer for `spec` with the old ε, dtype and device; returns (layer, what it kept).
+
+    What it keeps of the pretrained γ, β (copy_affine=True):
+    ln, frozen_ln: γ, β (from an RMSNorm: γ and β = 0; the function now centres);
+    rms: γ (β dropped); dyt, frozen_dyt: γ, β as DyT's γ, b;
+    autonorm, random: γ, β in both branches (LN and DyT);
+    film: γ, β as the generator's output bias, so it equals the old LN at conversion;
+    adanorm: nothing (it has no affine).
+    With `causal`, autonorm gets per-token gates and film a per-token modulation, both from the
+    running token mean."""
     check_choice("method", method, NORM_METHODS)
     kw = dict(kw)
-    if method not in ("dyt", "frozen_dyt"): kw.setdefault("eps", spec.eps)
-    if method == "autonorm": kw.setdefault("causal", causal)
+    if method not in ("dyt", "frozen_dyt"):
+        kw.setdefault("eps", spec.eps)
+    if method == "autonorm":
+        kw.setdefault("causal", causal)
     if method in ("ln", "frozen_ln") and spec.weight is None and spec.bias is None:
         kw.setdefault("elementwise_affine", False)
     if method == "film" and causal:
-        try: new = CausalFiLMNorm(spec.dim, **kw)
-        except TypeError as e: raise ValueError(f"norm='film' does not accept these options {sorted(kw)}: {e}") from None
-    else: new = make_norm(method, spec.dim, **kw)
+        try:
+            new = CausalFiLMNorm(spec.dim, **kw)
+        except TypeError as e:
+            raise ValueError(
+                f"norm='film' does not accept these options {sorted(kw)}: {e}"
+            ) from None
+    else:
+        new = make_norm(method, spec.dim, **kw)
     new = new.to(device=device, dtype=dtype)
     kept = _carry_affine(new, method, spec) if copy_affine else "nothing (copy_affine=False)"
     return new, kept
 
 # %% ../nbs/25_autonormify.ipynb #4ce993ba
 class PaddingMask:
-    "The padding mask [B, N] (True = real token) of the call in progress, shared by one conversion's sites."
-    def __init__(self): self._stack: list[torch.Tensor | None] = []
+    "Padding mask [B, N] (True = real token) of the running call, shared by a conversion's sites."
+
+    def __init__(self):
+        self._stack: list[torch.Tensor | None] = []
+
     @property
-    def value(self) -> torch.Tensor | None: return self._stack[-1] if self._stack else None
-    def push(self, mask: torch.Tensor | None) -> None: self._stack.append(mask)
+    def value(self) -> torch.Tensor | None:
+        return self._stack[-1] if self._stack else None
+
+    def push(self, mask: torch.Tensor | None) -> None:
+        self._stack.append(mask)
+
     def pop(self) -> None:
-        if self._stack: self._stack.pop()
+        if self._stack:
+            self._stack.pop()
+
 
 class NormSite(nn.Module):
-    "A converted site: `norm` applied to the old input seen as [B, N, d] (batch first, channels last)."
-    def __init__(self, norm: nn.Module, batch_dim: int = 0, channel_dim: int = -1,
-                 mask: PaddingMask | None = None, name: str = ""):
+    "A converted site: `norm` on the old input seen as [B, N, d] (batch first, channels last)."
+
+    def __init__(
+        self,
+        norm: nn.Module,
+        batch_dim: int = 0,
+        channel_dim: int = -1,
+        mask: PaddingMask | None = None,
+        name: str = "",
+    ):
         super().__init__()
-        self.norm, self.batch_dim, self.channel_dim, self.name = norm, int(batch_dim), int(channel_dim), name
+        self.norm, self.batch_dim, self.channel_dim, self.name = (
+            norm,
+            int(batch_dim),
+            int(channel_dim),
+            name,
+        )
         self.mask = mask if mask is not None else PaddingMask()
-        self._forward_mask: torch.Tensor | None = None                   # for activation checkpointing
-        norm.wrapped_site = True                                         # gated_sites names it by this site
+        self._forward_mask: torch.Tensor | None = None  # for activation checkpointing
+        norm.wrapped_site = True  # gated_sites names it by this site
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         b, c = self.batch_dim % x.ndim, self.channel_dim % x.ndim
         moved = (b, c) != (0, x.ndim - 1)
-        xm = torch.movedim(x, (b, c), (0, -1)) if moved else x          # [B, *tokens, d]
-        x3 = xm.reshape(xm.shape[0], -1, xm.shape[-1])                  # [B, N, d]
-        if mask is None and in_checkpoint_recompute(): mask = self._forward_mask   # the replay's mask
-        elif mask is None: mask = self.mask.value
-        if not in_checkpoint_recompute(): self._forward_mask = mask
+        xm = torch.movedim(x, (b, c), (0, -1)) if moved else x  # [B, *tokens, d]
+        x3 = xm.reshape(xm.shape[0], -1, xm.shape[-1])  # [B, N, d]
+        if mask is None and in_checkpoint_recompute():
+            mask = self._forward_mask  # the replay's mask
+        elif mask is None:
+            mask = self.mask.value
+        if not in_checkpoint_recompute():
+            self._forward_mask = mask
         if mask is not None and tuple(mask.shape) != tuple(x3.shape[:2]):
-            raise ValueError(f"site {self.name!r}: padding mask of shape {tuple(mask.shape)} does not match its "
-                             f"[batch, tokens] = {tuple(x3.shape[:2])} (input {tuple(x.shape)}, "
-                             f"batch_dim={self.batch_dim}); pass a [batch, tokens] mask or none")
+            raise ValueError(
+                f"site {self.name!r}: padding mask of shape {tuple(mask.shape)} does not match its "
+                f"[batch, tokens] = {tuple(x3.shape[:2])} (input {tuple(x.shape)}, "
+                f"batch_dim={self.batch_dim}); pass a [batch, tokens] mask or none"
+            )
         y = self.norm(x3, mask).reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
-    def extra_repr(self): return f"batch_dim={self.batch_dim}, channel_dim={self.channel_dim}"
+
+    def extra_repr(self):
+        return f"batch_dim={self.batch_dim}, channel_dim={self.channel_dim}"
+
 
 def real_token_mask(name: str, mask: torch.Tensor) -> torch.Tensor:
     "A call's padding argument as [B, N] booleans, True = real token."
     if mask.ndim != 2:
-        raise ValueError(f"{name} has shape {tuple(mask.shape)}; the converted sites need a [batch, tokens] "
-                         "padding mask (or none, or `padding_mask(model, mask)` around the call)")
-    if name == "attention_mask": return mask != 0                        # HF: 1 = real, 0 = padding
-    return ~mask if mask.dtype == torch.bool else mask == 0               # torch: True / −inf = padding
+        raise ValueError(
+            f"{name} has shape {tuple(mask.shape)}; the converted sites need a [batch, tokens] "
+            "padding mask (or none, or `padding_mask(model, mask)` around the call)"
+        )
+    if name == "attention_mask":
+        return mask != 0  # HF: 1 = real, 0 = padding
+    return ~mask if mask.dtype == torch.bool else mask == 0  # torch: True / −inf = padding
+
 
 @contextmanager
 def padding_mask(model: nn.Module, mask: torch.Tensor):
-    "Hand `mask` [B, N] (True = real token) to every site `autonormify` put in `model`, inside the block."
-    holders = list({id(s.mask): s.mask for s in model.modules() if isinstance(s, NormSite)}.values())
-    if not holders: raise ValueError("padding_mask: the model has no site converted by autonormify")
-    for h in holders: h.push(mask.bool())
-    try: yield
+    "Hand `mask` [B, N] (True = real token) to every site `autonormify` put in `model`."
+    holders = list(
+        {id(s.mask): s.mask for s in model.modules() if isinstance(s, NormSite)}.values()
+    )
+    if not holders:
+        raise ValueError("padding_mask: the model has no site converted by autonormify")
+    for h in holders:
+        h.push(mask.bool())
+    try:
+        yield
     finally:
-        for h in holders: h.pop()
+        for h in holders:
+            h.pop()
 
 # %% ../nbs/25_autonormify.ipynb #efab38d8
 def is_causal_model(model: nn.Module) -> bool:
-    "True if `model` says it is a decoder (HF `config.is_decoder`, or an attention with `is_causal=True`)."
-    if getattr(getattr(model, "config", None), "is_decoder", False) is True: return True
+    "True if `model` says it is a decoder (HF `config.is_decoder`, an attention `is_causal=True`)."
+    if getattr(getattr(model, "config", None), "is_decoder", False) is True:
+        return True
     return any(getattr(m, "is_causal", None) is True for m in model.modules())
+
 
 def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
     "(layer index, role) of every site path, blocks numbered in module order (see above)."
@@ -224,111 +342,174 @@ def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
         if k is None:
             out[p] = (-1, "embed") if not blocks else (len(blocks), "final")
             continue
-        key = ".".join(parts[:k + 1])
-        out[p] = (blocks.setdefault(key, len(blocks)), ".".join(parts[k + 1:]) or "site")
+        key = ".".join(parts[: k + 1])
+        out[p] = (blocks.setdefault(key, len(blocks)), ".".join(parts[k + 1 :]) or "site")
     return out
+
 
 def _torch_batch_first(m: nn.Module) -> bool | None:
     "batch_first of torch's transformer modules (None for any other module)."
-    if isinstance(m, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)): return m.self_attn.batch_first
-    if isinstance(m, (nn.TransformerEncoder, nn.TransformerDecoder)): return m.layers[0].self_attn.batch_first
-    if isinstance(m, nn.Transformer): return m.batch_first
+    if isinstance(m, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
+        return m.self_attn.batch_first
+    if isinstance(m, (nn.TransformerEncoder, nn.TransformerDecoder)):
+        return m.layers[0].self_attn.batch_first
+    if isinstance(m, nn.Transformer):
+        return m.batch_first
     return None
+
 
 MASK_ARGUMENTS = ("attention_mask", "src_key_padding_mask")
 
+
 class MaskFromCall:
     "Forward pre-hook and hook of a converted model: share the call's padding mask with its sites."
-    def __init__(self, holder: PaddingMask, signature: inspect.Signature | None, prefix_pooling: bool):
+
+    def __init__(
+        self, holder: PaddingMask, signature: inspect.Signature | None, prefix_pooling: bool
+    ):
         self.holder, self.signature, self.prefix_pooling = holder, signature, prefix_pooling
+
     def _arguments(self, args, kwargs) -> dict:
-        try: bound = dict(self.signature.bind_partial(*args, **kwargs).arguments) if self.signature else {}
-        except TypeError: bound = {}
+        try:
+            bound = (
+                dict(self.signature.bind_partial(*args, **kwargs).arguments)
+                if self.signature
+                else {}
+            )
+        except TypeError:
+            bound = {}
         for v in list(bound.values()):
-            if isinstance(v, dict): bound = {**v, **bound}                  # **kwargs of the forward
+            if isinstance(v, dict):
+                bound = {**v, **bound}  # **kwargs of the forward
         return {**bound, **kwargs}
+
     def pre(self, module, args, kwargs):
-        self.holder.push(self.holder.value)                                 # popped by `post`, always
+        self.holder.push(self.holder.value)  # popped by `post`, always
         a = self._arguments(args, kwargs)
         cache = a.get("past_key_values")
-        if self.prefix_pooling and cache is not None and (getattr(cache, "get_seq_length", lambda: 1)() > 0):
-            raise ValueError("autonormify: causal sites pool the token prefix, and a call with past_key_values "
-                             "shows them only the new tokens; run the whole sequence (past_key_values=None, "
-                             "use_cache=False)")
+        if (
+            self.prefix_pooling
+            and cache is not None
+            and (getattr(cache, "get_seq_length", lambda: 1)() > 0)
+        ):
+            raise ValueError(
+                "autonormify: causal sites pool the token prefix, and a call with past_key_values "
+                "shows them only the new tokens; run the whole sequence (past_key_values=None, "
+                "use_cache=False)"
+            )
         for name in MASK_ARGUMENTS:
             if isinstance(a.get(name), torch.Tensor):
-                self.holder.pop(); self.holder.push(real_token_mask(name, a[name])); break
-    def post(self, module, args, kwargs, output): self.holder.pop()
+                self.holder.pop()
+                self.holder.push(real_token_mask(name, a[name]))
+                break
+
+    def post(self, module, args, kwargs, output):
+        self.holder.pop()
 
 # %% ../nbs/25_autonormify.ipynb #b91185d5
 @dataclass
 class ConvertedSite:
     "One replaced norm: where it was, what it was, what it became and what it kept."
+
     path: str
-    source: str                 # class of the old module
-    became: str                 # class of the new layer
-    kind: str                   # "layernorm" or "rmsnorm" (what the old module computed)
+    source: str  # class of the old module
+    became: str  # class of the new layer
+    kind: str  # "layernorm" or "rmsnorm" (what the old module computed)
     layer: int
     role: str
     dim: int
     batch_dim: int
     channel_dim: int
     causal: bool
-    kept: str                   # what it kept of the pretrained γ, β
+    kept: str  # what it kept of the pretrained γ, β
+
 
 def sites_frame(sites: list[ConvertedSite]) -> pd.DataFrame:
     "The sites `autonormify` returned, one row each."
-    return pd.DataFrame([asdict(s) for s in sites], columns=list(ConvertedSite.__dataclass_fields__))
+    return pd.DataFrame(
+        [asdict(s) for s in sites], columns=list(ConvertedSite.__dataclass_fields__)
+    )
+
 
 def _tensor_home(m: nn.Module, model: nn.Module) -> tuple[torch.dtype, torch.device]:
     "dtype and device of `m`'s own floating tensors, else of the model's, else torch's defaults."
     for src in (m, model):
         for t in list(src.parameters()) + list(src.buffers()):
-            if t.is_floating_point(): return t.dtype, t.device
+            if t.is_floating_point():
+                return t.dtype, t.device
     return torch.get_default_dtype(), torch.device("cpu")
 
-_POOLING_WRAPPERS = (GatedSite, FiLMNorm, NormSite)                   # their inner layers are not sites
 
-def autonormify(model: nn.Module, method: str = "autonorm", *, targets: tuple[str, ...] = ("layernorm",),
-                rules: dict[type, Callable[[nn.Module], NormSpec | None]] | None = None,
-                causal: bool | None = None, batch_dim: int | None = None, copy_affine: bool = True,
-                **kw: Any) -> tuple[nn.Module, list[ConvertedSite]]:
+_POOLING_WRAPPERS = (GatedSite, FiLMNorm, NormSite)  # their inner layers are not sites
+
+
+def autonormify(
+    model: nn.Module,
+    method: str = "autonorm",
+    *,
+    targets: tuple[str, ...] = ("layernorm",),
+    rules: dict[type, Callable[[nn.Module], NormSpec | None]] | None = None,
+    causal: bool | None = None,
+    batch_dim: int | None = None,
+    copy_affine: bool = True,
+    **kw: Any,
+) -> tuple[nn.Module, list[ConvertedSite]]:
     """Replace every norm site of `model` by `method`'s layer, atomically; return (model, sites).
 
     targets: "layernorm" (nn.LayerNorm and ours), "rmsnorm" (nn.RMSNorm, ours, and look-alikes);
     rules: {exact class: fn(module) -> NormSpec or None}; causal: None = ask the model
     (`is_causal_model`); batch_dim: None = torch's `batch_first` where present, else 0;
-    **kw go to the new layers (e.g. tau=1.0). What each method keeps of γ, β: see `build_replacement`.
+    **kw go to the new layers (e.g. tau=1.0).
+    Pretrained γ, β (copy_affine=True): ln/frozen_ln keep γ, β; rms keeps γ (drops β);
+    dyt/frozen_dyt put them in DyT's γ, b; autonorm/random in both branches (LN and DyT); film in
+    its generator's output bias (exactly LN at conversion); adanorm keeps nothing.
     Causal mode costs one selector MLP per token instead of per sample (d²/2 + d multiply-adds a
     token, ~1/16 of a transformer MLP block) and a cumulative sum over tokens."""
     check_choice("method", method, NORM_METHODS)
     targets = (targets,) if isinstance(targets, str) else tuple(targets)
-    for t in targets: check_choice("targets", t, NORM_KINDS)
+    for t in targets:
+        check_choice("targets", t, NORM_KINDS)
     rules = dict(rules or {})
     for cls, fn in rules.items():
         if not (isinstance(cls, type) and callable(fn)):
-            raise ValueError(f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}")
+            raise ValueError(
+                f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
+            )
     causal = is_causal_model(model) if causal is None else bool(causal)
     # 1. plan: every site, or every reason why not
     plan, errors, skipped_rms, inside = [], [], [], ()
     for path, m in model.named_modules():
-        if inside and any(path.startswith(p) for p in inside): continue
-        if isinstance(m, _POOLING_WRAPPERS):
-            inside += (f"{path}." if path else "",); continue
-        try: spec = site_spec(m, targets, rules)
-        except (ValueError, AttributeError) as e:
-            errors.append(f"{path or '<model>'!r} ({type(m).__qualname__}): {e}"); continue
-        if spec is None:
-            if "rmsnorm" not in targets and looks_like_rmsnorm(m): skipped_rms.append(f"{path} ({type(m).__name__})")
+        if inside and any(path.startswith(p) for p in inside):
             continue
-        plan.append((path, m, spec)); inside += (f"{path}." if path else "",)
+        if isinstance(m, _POOLING_WRAPPERS):
+            inside += (f"{path}." if path else "",)
+            continue
+        try:
+            spec = site_spec(m, targets, rules)
+        except (ValueError, AttributeError) as e:
+            errors.append(f"{path or '<model>'!r} ({type(m).__qualname__}): {e}")
+            continue
+        if spec is None:
+            if "rmsnorm" not in targets and looks_like_rmsnorm(m):
+                skipped_rms.append(f"{path} ({type(m).__name__})")
+            continue
+        plan.append((path, m, spec))
+        inside += (f"{path}." if path else "",)
     if errors:
-        raise ValueError(f"autonormify changed nothing: {len(errors)} site(s) cannot be converted:\n  "
-                         + "\n  ".join(errors))
+        raise ValueError(
+            f"autonormify changed nothing: {len(errors)} site(s) cannot be converted:\n  "
+            + "\n  ".join(errors)
+        )
     if not plan:
-        hint = (f"; it found {len(skipped_rms)} RMSNorm-like module(s) ({', '.join(skipped_rms[:3])}...): "
-                "pass targets=('layernorm', 'rmsnorm')") if skipped_rms else ""
-        raise ValueError(f"autonormify found no norm site for targets={targets} in {type(model).__name__}{hint}")
+        hint = (
+            f"; it found {len(skipped_rms)} RMSNorm-like module(s)"
+            f" ({', '.join(skipped_rms[:3])}...): pass targets=('layernorm', 'rmsnorm')"
+            if skipped_rms
+            else ""
+        )
+        raise ValueError(
+            f"autonormify found no norm site for targets={targets} in {type(model).__name__}{hint}"
+        )
     # 2. build every replacement (a bad option raises here, before anything is swapped)
     holder, names = PaddingMask(), site_names([p for p, _, _ in plan])
     swaps, sites = [], []
@@ -337,7 +518,10 @@ def autonormify(model: nn.Module, method: str = "autonorm", *, targets: tuple[st
         new, kept = build_replacement(spec, method, causal, copy_affine, dtype, device, **kw)
         bd = batch_dim
         if bd is None:
-            chain = [model.get_submodule(".".join(path.split(".")[:i])) for i in range(path.count(".") + 1)]
+            chain = [
+                model.get_submodule(".".join(path.split(".")[:i]))
+                for i in range(path.count(".") + 1)
+            ]
             firsts = [f for f in map(_torch_batch_first, reversed(chain)) if f is not None]
             bd = 0 if not firsts or firsts[0] else 1
         if spec.channel_dim >= 0 and bd == spec.channel_dim:
@@ -346,22 +530,44 @@ def autonormify(model: nn.Module, method: str = "autonorm", *, targets: tuple[st
         layer, role = int(getattr(m, "layer_index", layer)), str(getattr(m, "site_role", role))
         new.layer_index, new.site_role = layer, role
         swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path)))
-        sites.append(ConvertedSite(path, type(m).__name__, type(new).__name__, spec.kind, layer, role,
-                                   spec.dim, bd, spec.channel_dim, causal, kept))
+        sites.append(
+            ConvertedSite(
+                path,
+                type(m).__name__,
+                type(new).__name__,
+                spec.kind,
+                layer,
+                role,
+                spec.dim,
+                bd,
+                spec.channel_dim,
+                causal,
+                kept,
+            )
+        )
     if skipped_rms:
-        warnings.warn(f"autonormify left {len(skipped_rms)} RMSNorm-like module(s) unchanged "
-                      f"({', '.join(skipped_rms[:3])}...); pass targets=('layernorm', 'rmsnorm') to convert them")
+        warnings.warn(
+            f"autonormify left {len(skipped_rms)} RMSNorm-like module(s) unchanged"
+            f" ({', '.join(skipped_rms[:3])}...); pass targets=('layernorm', 'rmsnorm') to convert"
+            " them"
+        )
     # 3. swap
-    if swaps[0][0] == "": return swaps[0][1], sites                       # the model was itself a norm
+    if swaps[0][0] == "":
+        return swaps[0][1], sites  # the model was itself a norm
     for path, site in swaps:
         parent, _, child = path.rpartition(".")
         setattr(model.get_submodule(parent), child, site)
     for m in model.modules():
-        if isinstance(m, nn.TransformerEncoderLayer) and any(isinstance(c, NormSite) for c in m.children()):
-            m.activation_relu_or_gelu = 0                                   # torch's fused path reads norm1.weight
-        if isinstance(m, nn.TransformerEncoder): m.use_nested_tensor = False   # nested tensors: not for our norms
-    try: sig = inspect.signature(model.forward)
-    except (TypeError, ValueError): sig = None
+        if isinstance(m, nn.TransformerEncoderLayer) and any(
+            isinstance(c, NormSite) for c in m.children()
+        ):
+            m.activation_relu_or_gelu = 0  # torch's fused path reads norm1.weight
+        if isinstance(m, nn.TransformerEncoder):
+            m.use_nested_tensor = False  # nested tensors: not for our norms
+    try:
+        sig = inspect.signature(model.forward)
+    except (TypeError, ValueError):
+        sig = None
     pooling = causal and method in ("autonorm", "film")
     hook = MaskFromCall(holder, sig, pooling)
     model.register_forward_pre_hook(hook.pre, with_kwargs=True)

@@ -1,4 +1,5 @@
-"The autonormify tutorial declares its papermill parameters and refuses unknown ones (it runs under nbdev-test)."
+"The autonormify tutorial declares its papermill parameters and refuses unknown ones."
+
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,9 @@ NB = Path(__file__).resolve().parents[1] / "nbs" / "tutorials" / "autonormify_an
 
 
 def test_parameters_cell_declares_sizes_and_out_dir():
-    assert {"out_dir", "epochs", "n_train", "dim", "depth", "batch_size", "lr", "seed"} <= set(notebook_parameters(NB))
+    assert {"out_dir", "epochs", "n_train", "dim", "depth", "batch_size", "lr", "seed"} <= set(
+        notebook_parameters(NB)
+    )
 
 
 def test_unknown_parameter_is_refused(tmp_path):
