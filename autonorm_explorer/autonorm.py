@@ -95,16 +95,27 @@ class GatedSite(nn.Module):
                                             entropy=float(self._acc_entropy) / n if n else float("nan"), n=n)
             self.reset_accumulators()
         return self.gate_history[epoch]
-    def get_extra_state(self) -> dict:
-        "Gate state that is not a parameter (frozen flag, running sums, history), for `state_dict`."
-        return dict(selector_frozen=bool(self.selector_frozen), acc_w_dyt=float(self._acc_w_dyt),
-                    acc_entropy=float(self._acc_entropy), acc_n=int(self._acc_n),
-                    gate_history={int(e): dict(r) for e, r in self.gate_history.items()})
-    def set_extra_state(self, state: dict) -> None:
-        self.selector_frozen = bool(state["selector_frozen"])
-        self._acc_w_dyt, self._acc_entropy = state["acc_w_dyt"], state["acc_entropy"]
-        self._acc_n = int(state["acc_n"])
-        self.gate_history = {int(e): dict(r) for e, r in state["gate_history"].items()}
+    def _state_numbers(self) -> list[float]:
+        "The numbers of the gate state that are not parameters (subclasses append theirs)."
+        return [float(self.selector_frozen), float(self._acc_w_dyt), float(self._acc_entropy),
+                float(self._acc_n)]
+    def _load_state_numbers(self, v: list[float]) -> list[float]:
+        "Inverse of `_state_numbers`; returns what is left for the subclass."
+        self.selector_frozen, self._acc_n = bool(v[0]), int(v[3])
+        self._acc_w_dyt, self._acc_entropy = v[1], v[2]
+        return v[4:]
+    def get_extra_state(self) -> torch.Tensor:
+        "Gate state and history as one float64 tensor, so `state_dict()` holds tensors only."
+        nums = self._state_numbers()
+        rows = [[e, r["w_dyt"], r["entropy"], r["n"]] for e, r in sorted(self.gate_history.items())]
+        return torch.tensor([len(nums), *nums, *[x for r in rows for x in r]], dtype=torch.float64)
+    def set_extra_state(self, state: torch.Tensor) -> None:
+        v = state.tolist()
+        k = int(v[0])
+        self._load_state_numbers(v[1:1 + k])
+        h = v[1 + k:]                                                    # (epoch, w_dyt, entropy, n) rows
+        self.gate_history = {int(h[i]): dict(w_dyt=h[i + 1], entropy=h[i + 2], n=int(h[i + 3]))
+                             for i in range(0, len(h), 4)}
 
 # %% ../nbs/21_autonorm.ipynb #19d4afe1
 @dataclass
@@ -216,22 +227,22 @@ class AutoNorm(GatedSite):
         self._record(*_sample_means(w, h, mask))
         flat = x.reshape(-1, self.dim)                                   # each token: its own "sample"
         return mix_dyt_ln(flat, w.reshape(-1, 2), self.dyt, self.ln).view(x.shape)
-    def get_extra_state(self) -> dict:
-        "GatedSite's state plus τ, the schedule (a TauAnneal's fields), its step, noise and modes."
+    def _state_numbers(self) -> list[float]:
+        "GatedSite's numbers plus τ, the step, noise, modes and the schedule (a TauAnneal's fields)."
         s = self.tau_schedule
-        sched = None if s is None else dict(vars(s)) if isinstance(s, TauAnneal) else "custom"
-        return dict(super().get_extra_state(), tau=float(self.tau),
-                    train_steps=int(self.train_steps), noise=self.noise, hard=self.hard,
-                    eval_mode=self.eval_mode, tau_schedule=sched)
-    def set_extra_state(self, state: dict) -> None:
-        super().set_extra_state(state)
-        self.tau, self.noise = state["tau"], state["noise"]
-        self.train_steps = int(state["train_steps"])
-        self.hard, self.eval_mode = state["hard"], state["eval_mode"]
-        sched = state["tau_schedule"]
-        if sched != "custom": self.tau_schedule = None if sched is None else TauAnneal(**sched)
-        if self.selector_frozen:
+        kind = 0 if s is None else 1 if isinstance(s, TauAnneal) else 2   # 2: a custom callable
+        fields = [s.tau0, s.tau_min, s.rate, s.every] if kind == 1 else [0.0] * 4
+        return super()._state_numbers() + [self.tau, self.train_steps, self.noise, self.hard,
+                                           float(self.eval_mode == "argmax"), kind, *fields]
+    def _load_state_numbers(self, v: list[float]) -> list[float]:
+        v = super()._load_state_numbers(v)
+        self.tau, self.train_steps, self.noise, self.hard = v[0], int(v[1]), bool(v[2]), bool(v[3])
+        self.eval_mode, kind = ("argmax" if v[4] else "soft"), int(v[5])
+        if kind == 0: self.tau_schedule = None
+        if kind == 1: self.tau_schedule = TauAnneal(v[6], v[7], v[8], int(v[9]))
+        if self.selector_frozen:                                         # kind 2: keep the callable
             for p in self.selector.parameters(): p.requires_grad_(False)
+        return v[10:]
     def extra_repr(self):
         causal = ", causal=True" if self.causal else ""
         return (f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, "
