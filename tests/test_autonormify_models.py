@@ -524,3 +524,30 @@ def table() -> str:
 if __name__ == "__main__":
     print(table())
     sys.exit(0)
+
+
+def test_gate_logger_rows_name_third_party_sites():
+    from autonorm_explorer.gates import GateLogger
+
+    model, sites = converted("BertModel", "autonorm")
+    model.train()
+    outputs(model, "BertModel", inputs("BertModel", padded=True))
+    log = GateLogger()
+    log.on_step_end(step=1, model=model)
+    log.on_epoch_end(epoch=1, model=model)
+    rows = log.epoch_log
+    assert rows.site.tolist() == expected_sites("BertModel") == log.step_log.site.tolist()
+    # oracle from the paths: embeddings before block 0, then encoder.layer.<k>
+    assert rows.layer.tolist() == [-1, 0, 0, 1, 1]
+    assert rows.role.tolist() == ["embed"] + ["attention.output.LayerNorm", "output.LayerNorm"] * 2
+    assert (rows.n == B).all()
+
+
+def test_package_models_keep_their_layer_and_role():
+    from autonorm_explorer.models import ViTLite
+
+    torch.manual_seed(0)
+    model, sites = autonormify(ViTLite(10, norm="ln", dim=16, depth=2, heads=2), "autonorm")
+    assert [(s.layer, s.role) for s in sites] == [(0, "attn"), (0, "mlp"), (1, "attn"), (1, "mlp"),
+                                                  (2, "final")]
+    assert model(torch.randn(2, 3, 32, 32)).shape == (2, 10)             # it calls norm(x, mask)
