@@ -1,4 +1,4 @@
-"""AutoNorm as the paper describes it (not as its public code does it), its baselines, and `autonormify` for any model.
+"""AutoNorm as the paper describes it (not as its public code does it), and its baselines.
 
 Docs: https://autonorm.github.io/autonorm_explorer/autonorm.html.md"""
 
@@ -19,21 +19,34 @@ from .utils import check_choice, check_int, check_range
 from .norms import LayerNorm, DyT, make_norm, token_mean, check_last_dim, NORM_METHODS
 
 # %% auto #0
-__all__ = ['GATE_COLUMNS', 'AUTONORMIFY_METHODS', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy', 'GatedSite',
-           'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'RandomSelector', 'FrozenLN', 'FrozenDyT', 'site_layer',
-           'gated_sites', 'gate_epoch_summary', 'autonormify']
+__all__ = ['GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy',
+           'in_checkpoint_recompute', 'GatedSite', 'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'RandomSelector',
+           'FrozenLN', 'FrozenDyT', 'site_layer', 'gated_sites', 'gate_epoch_summary']
 
 # %% ../nbs/21_autonorm.ipynb #c88aac28
+def causal_token_mean(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    "Running mean of `x` [B, N, d] over tokens ≤ t, every t → [B, N, d]; `mask` [B, N], True = real."
+    if x.ndim != 3:
+        raise ValueError(f"causal_token_mean: x must be [B, N, d], got shape {tuple(x.shape)}")
+    if mask is not None and mask.shape != x.shape[:2]:
+        raise ValueError(f"mask shape {tuple(mask.shape)} does not match the tokens of x {tuple(x.shape)}")
+    m = torch.ones_like(x[..., :1]) if mask is None else mask.to(x.dtype).unsqueeze(-1)   # [B, N, 1]
+    return (x * m).cumsum(1) / m.cumsum(1).clamp_min(1.0)                               # [B, N, d]
+
 class NormSelector(nn.Module):
     "Two-layer MLP on the token-mean of the input → 2 logits per sample (index 0 = DyT, 1 = LN)."
-    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2):
+    def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2,
+                 causal: bool = False):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        self.dim, self.causal = check_int("dim", dim, 1), bool(causal)
         hidden = check_int("hidden", hidden if hidden is not None else max(1, dim // 2), 1)
         self.net = nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, check_int("n_choices", n_choices, 2)))
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        "Logits [B, n_choices]; with `causal`, [B, N, n_choices] from the running token mean."
         check_last_dim("NormSelector", x, self.dim)
+        if self.causal: return self.net(causal_token_mean(x, mask))      # [B, N, n_choices]
         return self.net(token_mean(x, mask))                            # [B, n_choices]
+    def extra_repr(self): return "causal=True" if self.causal else ""
 
 # %% ../nbs/21_autonorm.ipynb #a5cf8425
 def gumbel_softmax_weights(logits: torch.Tensor, tau: float, hard: bool = False,
@@ -51,6 +64,10 @@ def binary_entropy(p: torch.Tensor) -> torch.Tensor:
     "Entropy −Σ p log p (natural log, 0·log 0 = 0) over the last axis."
     return -(p * p.clamp_min(1e-30).log()).sum(-1)
 
+def in_checkpoint_recompute() -> bool:
+    "True while the backward pass re-runs a forward (activation checkpointing): not a new sample."
+    return torch._C._current_graph_task_id() != -1
+
 class GatedSite(nn.Module):
     "Base of gated norm sites: last weights/entropy, training accumulators, per-epoch history."
     method = "gated"
@@ -66,6 +83,7 @@ class GatedSite(nn.Module):
         self._acc_w_dyt, self._acc_entropy, self._acc_entropy_tau, self._acc_n = 0.0, 0.0, 0.0, 0
     def _record(self, w: torch.Tensor, h: torch.Tensor, h_tau: torch.Tensor | None = None):
         "Keep the batch's weights [B, 2], entropy H(π) [B] and the applied gate's entropy [B] (default: H(π))."
+        if in_checkpoint_recompute(): return                            # counted in the first pass
         h_tau = h if h_tau is None else h_tau
         self.last_weights = w.detach()
         self.last_entropy, self.last_entropy_tau = h.detach().mean(), h_tau.detach().mean()
@@ -84,6 +102,28 @@ class GatedSite(nn.Module):
                                             entropy_tau=mean(self._acc_entropy_tau), n=n)
             self.reset_accumulators()
         return self.gate_history[epoch]
+    def _state_numbers(self) -> list[float]:
+        "The numbers of the gate state that are not parameters (subclasses append theirs)."
+        return [float(self.selector_frozen), float(self._acc_w_dyt), float(self._acc_entropy),
+                float(self._acc_n), float(self._acc_entropy_tau)]
+    def _load_state_numbers(self, v: list[float]) -> list[float]:
+        "Inverse of `_state_numbers`; returns what is left for the subclass."
+        self.selector_frozen, self._acc_n = bool(v[0]), int(v[3])
+        self._acc_w_dyt, self._acc_entropy, self._acc_entropy_tau = v[1], v[2], v[4]
+        return v[5:]
+    def get_extra_state(self) -> torch.Tensor:
+        "Gate state and history as one float64 tensor, so `state_dict()` holds tensors only."
+        nums = self._state_numbers()
+        rows = [[e, r["w_dyt"], r["entropy"], r["n"], r["entropy_tau"]]
+                for e, r in sorted(self.gate_history.items())]
+        return torch.tensor([len(nums), *nums, *[x for r in rows for x in r]], dtype=torch.float64)
+    def set_extra_state(self, state: torch.Tensor) -> None:
+        v = state.tolist()
+        k = int(v[0])
+        self._load_state_numbers(v[1:1 + k])
+        h = v[1 + k:]                                     # (epoch, w_dyt, entropy, n, entropy_tau) rows
+        self.gate_history = {int(h[i]): dict(w_dyt=h[i + 1], entropy=h[i + 2], n=int(h[i + 3]),
+                                             entropy_tau=h[i + 4]) for i in range(0, len(h), 5)}
 
 # %% ../nbs/21_autonorm.ipynb #19d4afe1
 @dataclass
@@ -176,12 +216,19 @@ def mix_dyt_ln(x: torch.Tensor, w: torch.Tensor, dyt: DyT, ln: LayerNorm) -> tor
 
 
 # %% ../nbs/21_autonorm.ipynb #01f162b9
+def _sample_means(w: torch.Tensor, h: torch.Tensor, mask: torch.Tensor | None):
+    "Per-sample means over the real tokens of per-token weights [B, N, 2] and entropies [B, N]."
+    m = torch.ones_like(h) if mask is None else mask.to(h.dtype)         # [B, N]
+    n = m.sum(1).clamp_min(1.0)                                          # [B]
+    return (w * m[..., None]).sum(1) / n[:, None], (h * m).sum(1) / n
+
 class AutoNorm(GatedSite):
     "w_DyT·DyT(x) + w_LN·LN(x) with per-sample Gumbel-Softmax weights from a NormSelector on the token-mean."
     method = "autonorm"
     def __init__(self, dim: int, tau: float = 0.5, hard: bool = False, eval_mode: str = "soft",
                  tau_schedule: Callable[[int], float] | None = None, noise: bool = True,
-                 alpha_init: float = 0.5, eps: float = 1e-5, selector_hidden: int | None = None):
+                 alpha_init: float = 0.5, eps: float = 1e-5, selector_hidden: int | None = None,
+                 causal: bool = False):
         super().__init__()
         self.dim = check_int("dim", dim, 1); self.tau = check_range("tau", tau, 0, low_open=True)
         self.hard, self.noise = bool(hard), bool(noise)
@@ -191,29 +238,60 @@ class AutoNorm(GatedSite):
         self.tau_schedule, self.train_steps, self.eps = tau_schedule, 0, eps
         self.dyt = DyT(dim, alpha_init=alpha_init)
         self.ln = LayerNorm(dim, eps=eps)
-        self.selector = NormSelector(dim, hidden=selector_hidden)
+        self.selector = NormSelector(dim, hidden=selector_hidden, causal=causal)
         self._init_gate_stats()
+    @property
+    def causal(self) -> bool:
+        "Per-token gates from the running token mean (see `NormSelector`)."
+        return self.selector.causal
+    def _tau_at(self, step: int) -> float:
+        if self.tau_schedule is None: return self.tau
+        return check_range("tau (from tau_schedule)", self.tau_schedule(step), 0, low_open=True)
     def current_tau(self) -> float:
         "τ used by the next forward pass (the schedule's value at the current training step, if any)."
-        if self.tau_schedule is None: return self.tau
-        return check_range("tau (from tau_schedule)", self.tau_schedule(self.train_steps), 0, low_open=True)
+        return self._tau_at(self.train_steps)
     def gate_weights(self, logits: torch.Tensor) -> torch.Tensor:
-        "Weights [B, 2] (DyT, LN) from logits [B, 2] according to the mode table above."
-        tau = self.current_tau()
+        "Weights [..., 2] (DyT, LN) from logits [..., 2] according to the mode table above."
         if self.training:
-            self.train_steps += 1
+            replay = in_checkpoint_recompute()                           # the same step, run again
+            tau = self._tau_at(self.train_steps - int(replay))
+            self.train_steps += int(not replay)
             return gumbel_softmax_weights(logits, tau, self.hard) if self.noise else F.softmax(logits / tau, -1)
         if self.eval_mode == "argmax": return F.one_hot(logits.argmax(-1), 2).to(logits.dtype)
-        return F.softmax(logits / tau, -1)
+        return F.softmax(logits / self.current_tau(), -1)
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         check_last_dim("AutoNorm", x, self.dim)
-        logits = self.selector(x, mask)                                  # [B, 2]
-        pi_tau = F.softmax(logits.detach() / self.current_tau(), -1)     # the gate without noise, at τ
-        w = self.gate_weights(logits)                                    # [B, 2]
-        self._record(w, binary_entropy(F.softmax(logits.detach(), -1)), binary_entropy(pi_tau))
-        return mix_dyt_ln(x, w, self.dyt, self.ln)
+        logits = self.selector(x, mask)                                  # [B, 2]; causal: [B, N, 2]
+        h_tau = binary_entropy(F.softmax(logits.detach() / self.current_tau(), -1))   # the applied gate's
+        w = self.gate_weights(logits)                                    # like logits
+        h = binary_entropy(F.softmax(logits.detach(), -1))               # [B]; causal: [B, N]
+        if not self.causal:
+            self._record(w, h, h_tau)
+            return mix_dyt_ln(x, w, self.dyt, self.ln)
+        w_s, h_s = _sample_means(w, h, mask)
+        self._record(w_s, h_s, _sample_means(w, h_tau, mask)[1])
+        flat = x.reshape(-1, self.dim)                                   # each token: its own "sample"
+        return mix_dyt_ln(flat, w.reshape(-1, 2), self.dyt, self.ln).view(x.shape)
+    def _state_numbers(self) -> list[float]:
+        "GatedSite's numbers plus τ, the step, noise, modes and the schedule (a TauAnneal's fields)."
+        s = self.tau_schedule
+        kind = 0 if s is None else 1 if isinstance(s, TauAnneal) else 2   # 2: a custom callable
+        fields = [s.tau0, s.tau_min, s.rate, s.every] if kind == 1 else [0.0] * 4
+        return super()._state_numbers() + [self.tau, self.train_steps, self.noise, self.hard,
+                                           float(self.eval_mode == "argmax"), kind, *fields]
+    def _load_state_numbers(self, v: list[float]) -> list[float]:
+        v = super()._load_state_numbers(v)
+        self.tau, self.train_steps, self.noise, self.hard = v[0], int(v[1]), bool(v[2]), bool(v[3])
+        self.eval_mode, kind = ("argmax" if v[4] else "soft"), int(v[5])
+        if kind == 0: self.tau_schedule = None
+        if kind == 1: self.tau_schedule = TauAnneal(v[6], v[7], v[8], int(v[9]))
+        if self.selector_frozen:                                         # kind 2: keep the callable
+            for p in self.selector.parameters(): p.requires_grad_(False)
+        return v[10:]
     def extra_repr(self):
-        return f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, noise={self.noise}"
+        causal = ", causal=True" if self.causal else ""
+        return (f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, "
+                f"noise={self.noise}{causal}")
 
 def set_tau(model: nn.Module, tau: float) -> int:
     "Set a fixed τ on every AutoNorm in `model` (drops any schedule); return how many sites were set."
@@ -261,8 +339,10 @@ def site_layer(name: str, module: nn.Module) -> int:
     return int(m.group(1)) if m else -1
 
 def gated_sites(model: nn.Module) -> list[tuple[str, GatedSite]]:
-    "(name, module) for every AutoNorm / RandomSelector site in `model`, in module order."
-    return [(n, m) for n, m in model.named_modules() if isinstance(m, GatedSite)]
+    """(name, site) for every AutoNorm / RandomSelector in `model`, in module order; a site that
+    `autonormify` wrapped is named by the module it replaced."""
+    return [(n.rpartition(".")[0] if getattr(m, "wrapped_site", False) else n, m)
+            for n, m in model.named_modules() if isinstance(m, GatedSite)]
 
 def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
     "Close the running epoch's gate accumulators (once per epoch) and return one row per gated site."
@@ -273,40 +353,3 @@ def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
                          method=m.method, w_dyt=rec["w_dyt"], entropy=rec["entropy"],
                          entropy_tau=rec["entropy_tau"], n=rec["n"], frozen=m.selector_frozen))
     return pd.DataFrame(rows, columns=GATE_COLUMNS)
-
-# %% ../nbs/21_autonorm.ipynb #437a02d3
-AUTONORMIFY_METHODS = ("ln", "dyt", "rms", "autonorm", "random", "adanorm", "film", "frozen_ln", "frozen_dyt")
-
-def _replacement(old: nn.Module, name: str, method: str, copy_affine: bool, kw: dict) -> nn.Module:
-    shape = tuple(old.normalized_shape) if isinstance(old, nn.LayerNorm) else (old.dim,)
-    if len(shape) != 1:
-        raise ValueError(f"autonormify: LayerNorm at {name!r} normalizes over {shape}; only 1-axis LayerNorms can be replaced")
-    kw = dict(kw)
-    if method not in ("dyt", "frozen_dyt") and "eps" not in kw: kw["eps"] = float(old.eps)
-    new = make_norm(method, shape[0], **kw)
-    weight, bias = getattr(old, "weight", None), getattr(old, "bias", None)
-    if weight is not None: new = new.to(device=weight.device, dtype=weight.dtype)
-    target = new if method in ("ln", "frozen_ln") else getattr(new, "ln", None) if method in ("autonorm", "random") else None
-    if copy_affine and target is not None and weight is not None:
-        with torch.no_grad():
-            target.weight.copy_(weight)
-            if bias is not None: target.bias.copy_(bias)
-    for attr in ("layer_index", "site_role"):
-        if hasattr(old, attr): setattr(new, attr, getattr(old, attr))
-    return new
-
-def autonormify(model: nn.Module, method: str = "autonorm", copy_affine: bool = True, **kw: Any) -> tuple[nn.Module, list[str]]:
-    "Replace every LayerNorm in `model` by `method`'s layer; return (model, replaced module paths)."
-    check_choice("method", method, AUTONORMIFY_METHODS)
-    targets = (nn.LayerNorm, LayerNorm)
-    if isinstance(model, targets): return _replacement(model, "", method, copy_affine, kw), [""]
-    sites = []
-    for parent_name, parent in list(model.named_modules()):
-        for child_name, child in list(parent.named_children()):
-            if isinstance(child, targets):
-                path = f"{parent_name}.{child_name}" if parent_name else child_name
-                setattr(parent, child_name, _replacement(child, path, method, copy_affine, kw)); sites.append(path)
-        if isinstance(parent, nn.TransformerEncoderLayer) and not (isinstance(parent.norm1, nn.LayerNorm)
-                                                                   and isinstance(parent.norm2, nn.LayerNorm)):
-            parent.activation_relu_or_gelu = 0                           # disable torch's fused fast path
-    return model, sites
