@@ -1,6 +1,7 @@
-"""Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is
-registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers
-a wrong attempt with a hint that points at the reasoning, never at the number.
+"""Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each
+exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's
+rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the
+number.
 
 Docs: https://autonorm.github.io/autonorm_explorer/exercises_depth.html.md"""
 
@@ -24,18 +25,21 @@ from .branch import branch_rank_sweep
 from .spectra import survival_rate, mp_threshold, mp_edges
 
 # %% auto #0
-__all__ = ['LESSON3_BASE', 'RATIO_SEEDS', 'RATIO_DEPTH', 'L3_1', 'L3_2', 'L3_3', 'ABLATION_CHOICES', 'L3_4', 'L4_1', 'L4_2',
-           'SPIKE_ACTIVATIONS', 'L4_3', 'L4_4', 'L5_1', 'L5_2', 'L5_3', 'L5_4', 'EXERCISES', 'in_unit_interval',
+__all__ = ['Grade', 'LESSON3_BASE', 'RATIO_SEEDS', 'RATIO_DEPTH', 'L3_1', 'L3_2', 'L3_3', 'ABLATION_CHOICES', 'L3_4', 'L4_1',
+           'L4_2', 'SPIKE_ACTIVATIONS', 'L4_3', 'L4_4', 'L5_1', 'L5_2', 'L5_3', 'L5_4', 'EXERCISES', 'in_unit_interval',
            'lesson3_profile', 'ratio_curve', 'ratio_at', 'jacobian_erank_at', 'first_depth_below',
            'ablation_rules_out_projections', 'spike_profile', 'activation_moments', 'activation_mean',
            'centered_activation', 'two_matrix_spike_growth', 'full_rank_probability', 'masked_factor_condition',
            'gelu_rank']
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c005
-def in_unit_interval(grade: Callable[[Any], str | None], what: str = "the answer") -> Callable[[Any], str | None]:
-    "`grade`, but a number outside [0, 1] raises a `ValueError` naming the value and the allowed range."
+Grade = Callable[[Any], "str | None"]     # a grader: None when right, else a hint
+
+def in_unit_interval(grade: Grade, what: str = "the answer") -> Grade:
+    "`grade`, but a number outside [0, 1] raises a `ValueError` naming the value and the range."
     def graded(answer):
-        if not 0 <= as_number(answer) <= 1: raise ValueError(f"{what} lies in [0, 1], got {answer!r}")
+        if not 0 <= as_number(answer) <= 1:
+            raise ValueError(f"{what} lies in [0, 1], got {answer!r}")
         return grade(answer)
     return graded
 
@@ -47,18 +51,22 @@ RATIO_DEPTH = 160               # blocks of the networks ρ_ℓ is measured on (
 @lru_cache(maxsize=32)
 def lesson3_profile(placement: str, beta: float, depth: int, projection: bool = True, seed: int = 0,
                     jacobian: bool = True):
-    "`rank_profile` of the lesson-3 network (cached): 64 forward inputs, one Jacobian input if `jacobian`."
-    cfg = ResMLPConfig(**LESSON3_BASE, placement=placement, beta=beta, depth=depth, projection=projection, seed=seed)
-    return rank_profile(cfg, n_samples=64, n_jacobian_inputs=int(jacobian), seed=seed, representation=False)
+    "`rank_profile` of the lesson-3 network (cached): 64 inputs, one Jacobian input if `jacobian`."
+    cfg = ResMLPConfig(**LESSON3_BASE, placement=placement, beta=beta, depth=depth,
+                       projection=projection, seed=seed)
+    return rank_profile(cfg, n_samples=64, n_jacobian_inputs=int(jacobian), seed=seed,
+                        representation=False)
 
 def ratio_curve(placement: str, beta: float) -> np.ndarray:
-    "Measured ρ_ℓ = ‖β f_ℓ‖ / ‖h_{ℓ−1}‖, ℓ = 0..RATIO_DEPTH (NaN at 0), mean over the `RATIO_SEEDS` networks."
-    return np.mean([lesson3_profile(placement, beta, RATIO_DEPTH, seed=s, jacobian=False).branch_skip_ratio
-                    .to_numpy() for s in RATIO_SEEDS], axis=0)
+    "Measured ρ_ℓ = ‖β f_ℓ‖ / ‖h_{ℓ−1}‖, ℓ = 0..RATIO_DEPTH (NaN at 0), mean over `RATIO_SEEDS`."
+    runs = [lesson3_profile(placement, beta, RATIO_DEPTH, seed=s, jacobian=False)
+            for s in RATIO_SEEDS]
+    return np.mean([r.branch_skip_ratio.to_numpy() for r in runs], axis=0)
 
 def ratio_at(placement: str, beta: float, depth: int) -> float:
     "Measured ρ_ℓ at ℓ = depth ≤ `RATIO_DEPTH` (mean of the `RATIO_SEEDS` networks)."
-    if not 1 <= depth <= RATIO_DEPTH: raise ValueError(f"depth={depth!r} must lie in [1, {RATIO_DEPTH}]")
+    if not 1 <= depth <= RATIO_DEPTH:
+        raise ValueError(f"depth={depth!r} must lie in [1, {RATIO_DEPTH}]")
     return float(ratio_curve(placement, beta)[depth])
 
 def jacobian_erank_at(placement: str, beta: float, depth: int, projection: bool = True) -> float:
@@ -67,34 +75,41 @@ def jacobian_erank_at(placement: str, beta: float, depth: int, projection: bool 
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c011
 L3_1 = register(Exercise(
-    "L3.1", "Pre-Norm, β = 1, two-matrix ReLU branch (m = 4d, α = 1, so c² = 1/2), d = 64: what is the typical "
-    "branch-to-skip ratio ρ_ℓ at ℓ = 64?", "a number (15% tolerance)",
+    "L3.1", "Pre-Norm, β = 1, two-matrix ReLU branch (m = 4d, α = 1, so c² = 1/2), d = 64: "
+            "what is the typical branch-to-skip ratio ρ_ℓ at ℓ = 64?", "a number (15% tolerance)",
     number_grader(lambda: ratio_at("pre", 1.0, 64), rel=0.15,
-                  misses={math.sqrt(0.5): "that is the first block's ratio βc; by ℓ = 64 the skip has grown."},
-                  too_high="too high: the branch stays near c·√d, but the skip ‖h_63‖ has kept growing. By how much?",
-                  too_low="too low: did you divide by the stream's squared norm instead of its norm?"),
+                  misses={math.sqrt(0.5): "that is the first block's ratio βc; by ℓ = 64 the skip "
+                                          "has grown."},
+                  too_high="too high: the branch stays near c·√d, but the skip ‖h_63‖ has kept "
+                           "growing. By how much?",
+                  too_low="too low: did you divide by the stream's squared norm instead of its "
+                          "norm?"),
     why="ρ_ℓ ≈ βc/√(1 + β²c²(ℓ−1)): the branch is O(1)·√d, the stream grows like √ℓ·√d."))
 
 L3_2 = register(Exercise(
-    "L3.2", "Output-Norm, β = 0.5, d = 64: what is the typical ρ_ℓ at ℓ = 100?", "a number (15% tolerance)",
+    "L3.2", "Output-Norm, β = 0.5, d = 64: what is the typical ρ_ℓ at ℓ = 100?",
+    "a number (15% tolerance)",
     number_grader(lambda: ratio_at("output", 0.5, 100), rel=0.15,
-                  too_high="too high: the branch is exactly β√d, and the skip after 99 blocks is larger than you "
-                           "assumed (each block adds β²d to ‖h‖²).",
-                  too_low="too low: the stream gains β²d per block, not d: redo ‖h_99‖² with β = 0.5."),
+                  too_high="too high: the branch is exactly β√d, and the skip after 99 blocks "
+                           "is larger than you assumed (each block adds β²d to ‖h‖²).",
+                  too_low="too low: the stream gains β²d per block, not d: redo ‖h_99‖² with "
+                          "β = 0.5."),
     why="Output-Norm fixes the branch at β√d, so ρ_ℓ = β/√(1 + β²(ℓ−1)) almost exactly."))
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c013
 def first_depth_below(placement: str, beta: float, level: float) -> int:
-    "First ℓ ≥ 1 whose ρ_ℓ (mean of the `RATIO_SEEDS` networks) is below `level`; `RATIO_DEPTH + 1` if none."
+    "First ℓ ≥ 1 whose mean ρ_ℓ over `RATIO_SEEDS` is below `level`; `RATIO_DEPTH + 1` if none."
     below = np.nonzero(ratio_curve(placement, beta)[1:] < level)[0]
     return int(below[0]) + 1 if len(below) else RATIO_DEPTH + 1
 
 L3_3 = register(Exercise(
-    "L3.3", "Pre-Norm, β = 1, same network: after how many blocks does the typical ρ_ℓ first fall below 0.1?",
+    "L3.3", "Pre-Norm, β = 1, same network: after how many blocks does the typical ρ_ℓ first fall "
+            "below 0.1?",
     "a whole number of blocks (15% tolerance)",
     number_grader(lambda: first_depth_below("pre", 1.0, 0.1), rel=0.15, integer=True,
-                  too_high="too many: ρ² falls like 1/(1 + (ℓ − 1)/2) here; solve ρ_ℓ² < 0.01 for ℓ.",
-                  too_low="too few: ρ falls like 1/√ℓ, not like 1/ℓ, so dividing it by seven takes ~50× the depth."),
+                  too_high="too many: ρ² falls like 1/(1 + (ℓ − 1)/2) here; solve ρ_ℓ² < 0.01.",
+                  too_low="too few: ρ falls like 1/√ℓ, not like 1/ℓ, so dividing it by seven "
+                          "takes ~50× the depth."),
     why="1/√ℓ decay is slow: a ratio of 0.1 needs about a hundred blocks."))
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c016
@@ -105,30 +120,36 @@ ABLATION_CHOICES = {
 }
 
 def ablation_rules_out_projections(depth: int = 64) -> bool:
-    "True when DetachNorm leaves Post-Norm's erank/d within 0.03 and still below half of Pre-Norm's at `depth`."
+    "True when DetachNorm leaves Post-Norm's erank/d within 0.03, below half of Pre-Norm's."
     post, post_detached = (jacobian_erank_at("post", 1.0, depth, p) for p in (True, False))
-    return abs(post - post_detached) < 0.03 and post_detached < 0.5 * jacobian_erank_at("pre", 1.0, depth)
+    pre = jacobian_erank_at("pre", 1.0, depth)
+    return abs(post - post_detached) < 0.03 and post_detached < 0.5 * pre
 
 L3_4 = register(Exercise(
-    "L3.4", "DetachNorm (projection terms removed from J_N) leaves Post-Norm collapsing. Which statement does "
-    "that rule out? " + "; ".join(f"{k}: {v}" for k, v in ABLATION_CHOICES.items()),
+    "L3.4", "DetachNorm (projection terms removed from J_N) leaves Post-Norm collapsing. "
+            "Which statement does that rule out? "
+            + "; ".join(f"{k}: {v}" for k, v in ABLATION_CHOICES.items()),
     "one of 'a', 'b', 'c'",
-    choice_grader(lambda: "a" if ablation_rules_out_projections() else "b", tuple(ABLATION_CHOICES), hints={
-        "b": "DetachNorm keeps the forward pass, hence every ρ_ℓ, unchanged: it cannot test the ratio. "
-             "Ask what it does remove from the backward pass.",
-        "c": "The ablation changes the backward pass only, and Pre-Norm's branch input is the same with and "
-             "without it. Which part of J_N does it delete, and did the collapse survive?"}),
-    why="The collapse survives without the projections, so they are not its cause; the ratio is what is left."))
+    choice_grader(lambda: "a" if ablation_rules_out_projections() else "b", tuple(ABLATION_CHOICES),
+                  hints={
+        "b": "DetachNorm keeps the forward pass, hence every ρ_ℓ, unchanged: it cannot test "
+             "the ratio. Ask what it does remove from the backward pass.",
+        "c": "The ablation changes the backward pass only, and Pre-Norm's branch input is the "
+             "same with and without it. Which part of J_N does it delete, and did the "
+             "collapse survive?"}),
+    why="The collapse survives without the projections, so they are not its cause; the ratio is "
+        "what is left."))
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c019
 @lru_cache(maxsize=16)
 def spike_profile(branch: str, activation: str, depth: int):
-    "`rank_profile` (representation only) of the lesson-4 network: Pre-Norm, β = α = 1, d = 64, n = 256, seed 0."
-    cfg = ResMLPConfig(width=64, depth=depth, placement="pre", branch=branch, activation=activation, seed=0)
+    "`rank_profile` (representation only) of the lesson-4 network: Pre-Norm, d = 64, n = 256."
+    cfg = ResMLPConfig(width=64, depth=depth, placement="pre", branch=branch, activation=activation,
+                       seed=0)
     return rank_profile(cfg, n_samples=256, n_jacobian_inputs=0, seed=0, centered=False)
 
 def activation_moments(activation: str) -> tuple[float, float]:
-    "(E[σ(z)], Var σ(z)) for z ~ N(0, 1), by adaptive quadrature on each side of 0 (where ReLU has its kink)."
+    "(E[σ(z)], Var σ(z)) for z ~ N(0, 1): adaptive quadrature on each side of ReLU's kink at 0."
     sig = ACTIVATION_FUNCTIONS[activation]
     gauss = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
     def moment(k):
@@ -143,24 +164,28 @@ def activation_mean(activation: str) -> float:
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c021
 L4_1 = register(Exercise(
-    "L4.1", "Single-matrix ReLU branch, Pre-Norm, β = 1, d = 64: what is the mean spike ‖mean_n h_ℓ‖ at ℓ = 100?",
+    "L4.1", "Single-matrix ReLU branch, Pre-Norm, β = 1, d = 64: what is the mean spike "
+            "‖mean_n h_ℓ‖ at ℓ = 100?",
     "a number (5% tolerance)",
-    number_grader(lambda: float(spike_profile("single", "relu", 100).mean_spike.iloc[100]), rel=0.05,
-                  misses={10 * 8 / math.sqrt(2 * math.pi): "that is a random walk's √ℓ growth; these means are "
-                                                              "all aligned."},
-                  too_high="too high: each block adds μ_σ·1 with μ_σ = E[ReLU(z)], a vector of norm μ_σ√d. "
-                           "Check √d and μ_σ.",
-                  too_low="too low: the per-block means all point along the same all-ones direction, so they add "
-                          "up linearly, not like a random walk."),
+    number_grader(lambda: float(spike_profile("single", "relu", 100).mean_spike.iloc[100]),
+                  rel=0.05,
+                  misses={10 * 8 / math.sqrt(2 * math.pi):
+                          "that is a random walk's √ℓ growth; these means are all aligned."},
+                  too_high="too high: each block adds μ_σ·1 with μ_σ = E[ReLU(z)], a vector of "
+                           "norm μ_σ√d. Check √d and μ_σ.",
+                  too_low="too low: the per-block means all point along the same all-ones "
+                          "direction, so they add up linearly, not like a random walk."),
     why="‖mean h_ℓ‖ ≈ β·ℓ·μ_σ·√d: a coherent sum grows linearly."))
 
 L4_2 = register(Exercise(
-    "L4.2", "Same network: what share σ₁²/Σσ² of the uncentered representation's energy lies in its top "
-    "singular direction at ℓ = 64?", "a number in [0, 1] (±0.01)",
-    in_unit_interval(number_grader(lambda: float(spike_profile("single", "relu", 64).top_sv_share.iloc[64]),
-                                   abs=0.01,
-        too_high="too high: the sample-specific bulk grows too (by Var σ(z) per block) and keeps some energy.",
-        too_low="too low: the spike's energy grows like ℓ² and the bulk's only like ℓ; by ℓ = 64 that is lopsided."),
+    "L4.2", "Same network: what share σ₁²/Σσ² of the uncentered representation's energy lies "
+            "in its top singular direction at ℓ = 64?", "a number in [0, 1] (±0.01)",
+    in_unit_interval(number_grader(
+        lambda: float(spike_profile("single", "relu", 64).top_sv_share.iloc[64]), abs=0.01,
+        too_high="too high: the sample-specific bulk grows too (by Var σ(z) per block) and keeps "
+                 "some energy.",
+        too_low="too low: the spike's energy grows like ℓ² and the bulk's only like ℓ; by ℓ = 64 "
+                "that is lopsided."),
         "a share of the spectrum"),
     why="share ≈ ℓμ²/(ℓμ² + Var σ(z)) → 1: one direction takes over the spectrum."))
 
@@ -171,8 +196,8 @@ def centered_activation() -> str:
     "The activation of `SPIKE_ACTIVATIONS` whose mean E[σ(z)] vanishes."
     return min(SPIKE_ACTIVATIONS, key=lambda a: abs(activation_mean(a)))
 
-_UNCENTERED_HINT = ("E[σ(z)] > 0 for this one when z ~ N(0, 1), so each block adds a coherent μ_σ·1. "
-                    "Look for an odd activation: σ(−z) = −σ(z).")
+_UNCENTERED_HINT = ("E[σ(z)] > 0 for this one when z ~ N(0, 1), so each block adds a coherent "
+                    "μ_σ·1. Look for an odd activation: σ(−z) = −σ(z).")
 
 L4_3 = register(Exercise(
     "L4.3", "With a single-matrix branch, which activation adds no coherent mean spike?",
@@ -186,14 +211,17 @@ def two_matrix_spike_growth(start: int = 64, end: int = 256) -> float:
     return float(s.iloc[end] / s.iloc[start])
 
 L4_4 = register(Exercise(
-    "L4.4", "Two-matrix ReLU branch (m = 4d), same network: by what factor does the mean spike grow from "
-    "ℓ = 64 to ℓ = 256?", "a number (10% tolerance)",
-    number_grader(two_matrix_spike_growth, rel=0.10, misses={4.0: "4 is the growth of aligned means (one matrix)."},
-                  too_high="too high: four times the depth gives four times the spike only when the per-block "
-                           "means are aligned; with W_down they point in fresh random directions.",
-                  too_low="too low: a pure random walk would give √4; the stream's own mean feeds back a little "
-                          "through the next norm, so measure it."),
-    why="A sum of independent random directions grows like √ℓ (here a bit faster): no coherent spike."))
+    "L4.4", "Two-matrix ReLU branch (m = 4d), same network: by what factor does the mean spike "
+            "grow from ℓ = 64 to ℓ = 256?", "a number (10% tolerance)",
+    number_grader(two_matrix_spike_growth, rel=0.10,
+                  misses={4.0: "4 is the growth of aligned means (one matrix)."},
+                  too_high="too high: four times the depth gives four times the spike only when "
+                           "the per-block means are aligned; with W_down they point in fresh "
+                           "random directions.",
+                  too_low="too low: a pure random walk would give √4; the stream's own mean "
+                          "feeds back a little through the next norm, so measure it."),
+    why="A sum of independent random directions grows like √ℓ (here a bit faster): no coherent "
+        "spike."))
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c026
 def full_rank_probability(width: int, hidden: int, p: float = 0.5) -> float:
@@ -201,7 +229,7 @@ def full_rank_probability(width: int, hidden: int, p: float = 0.5) -> float:
     return float(scipy.stats.binom.sf(width - 1, hidden, p))
 
 def masked_factor_condition(expansion: float, activation: str = "relu", q: float = 1.0) -> float:
-    "Marchenko–Pastur σ_min/σ_max of the masked factor (p·m rows, d columns): (1−√λ)/(1+√λ), λ = d/(p·m); 0 if λ ≥ 1."
+    "MP σ_min/σ_max of the masked factor (p·m × d): (1−√λ)/(1+√λ), λ = d/(p·m); 0 if λ ≥ 1."
     lam = 1.0 / (survival_rate(activation, q) * expansion)
     if lam >= 1: return 0.0
     lo, hi = mp_edges(lam)                           # edges of the squared singular values
@@ -209,44 +237,54 @@ def masked_factor_condition(expansion: float, activation: str = "relu", q: float
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c028
 L5_1 = register(Exercise(
-    "L5.1", "ReLU branch with d = 64 and m = 140 hidden units: what is the probability that J_f has full rank?",
+    "L5.1", "ReLU branch with d = 64 and m = 140 hidden units: what is the probability that J_f "
+            "has full rank?",
     "a probability in [0, 1] (±0.02)",
     in_unit_interval(number_grader(lambda: full_rank_probability(64, 140), abs=0.02,
-        too_high="too high: full rank needs at least d = 64 of the 140 units active; the count has mean 70 and "
-                 "standard deviation √35, so it falls below 64 now and then.",
-        too_low="too low: the active count exceeds d more often than not here, since m/2 = 70 > 64."),
+        too_high="too high: full rank needs at least d = 64 of the 140 units active; the count "
+                 "has mean 70 and standard deviation √35, so it falls below 64 now and then.",
+        too_low="too low: the active count exceeds d more often than not here: m/2 = 70 > 64."),
         "a probability"),
     why="rank J_f = min(d, |S|) with |S| ~ Binomial(m, ½): full rank is a binomial tail."))
 
 L5_2 = register(Exercise(
-    "L5.2", "ReLU at m/d = 6: what σ_min/σ_max does Marchenko–Pastur give for the masked factor W_up[S, :]?",
+    "L5.2", "ReLU at m/d = 6: what σ_min/σ_max does Marchenko–Pastur give for the masked factor "
+            "W_up[S, :]?",
     "a number (±0.01)",
     number_grader(lambda: masked_factor_condition(6.0), abs=0.01,
                   too_high="too high: λ is d over the number of active rows p·m, not over m.",
-                  too_low="too low: use the edges of the singular values, 1 ± √λ, not of their squares."),
+                  too_low="too low: use the edges of the singular values, 1 ± √λ, not of their "
+                          "squares."),
     why="Each factor is well conditioned once p·m is a few times d."))
 
 L5_3 = register(Exercise(
-    "L5.3", "GELU's effective threshold 1/p(σ), p = E[σ'(√q z)²]: what is it at pre-activation variance q = 0.5?",
+    "L5.3", "GELU's effective threshold 1/p(σ), p = E[σ'(√q z)²]: what is it at pre-activation "
+            "variance q = 0.5?",
     "a number (±0.02)",
     number_grader(lambda: mp_threshold("gelu", 0.5), abs=0.02,
-                  misses={mp_threshold("gelu", 1.0): "that is the value at q = 1; the question asks for q = 0.5."},
-                  too_high="too high: recompute E[GELU'(√q z)²] at q = 0.5; the derivative is near ½ for small z.",
-                  too_low="too low: at q = 0.5 GELU passes LESS energy than at q = 1, so it needs a wider branch."),
+                  misses={mp_threshold("gelu", 1.0): "that is the value at q = 1; the question "
+                                                     "asks for q = 0.5."},
+                  too_high="too high: recompute E[GELU'(√q z)²] at q = 0.5; the derivative is "
+                           "near ½ for small z.",
+                  too_low="too low: at q = 0.5 GELU passes LESS energy than at q = 1, so it needs "
+                          "a wider branch."),
     why="GELU's threshold depends on the pre-activation scale; 2.19 is its value at q = 1 only."))
 
 def gelu_rank(expansion: float = 1.25, width: int = 64) -> float:
     "Mean numerical rank/d of GELU branch Jacobians at m/d = `expansion` (10 draws, seed 0)."
-    return float(branch_rank_sweep([expansion], width=width, activation="gelu", trials=10, seed=0)["rank"].iloc[0])
+    sweep = branch_rank_sweep([expansion], width=width, activation="gelu", trials=10, seed=0)
+    return float(sweep["rank"].iloc[0])
 
 L5_4 = register(Exercise(
-    "L5.4", "GELU branch, d = 64, m/d = 1.25: what is the exact (numerical) rank of J_f divided by d?",
+    "L5.4", "GELU branch, d = 64, m/d = 1.25: what is the exact (numerical) rank of J_f divided "
+            "by d?",
     "a number in [0, 1] (±0.01)",
-    in_unit_interval(number_grader(gelu_rank, abs=0.01, misses={0.625: "that is ReLU's share of active units, "
-                                                                       "p·m/d; GELU switches no unit off."},
-        too_low="too low: GELU'(z) vanishes only at one point (z ≈ −0.75), which a Gaussian hits with "
-                "probability zero. How many units does D switch off?"), "rank/d"),
-    why="GELU switches no unit off, so J_f has full rank for every m ≥ d: its 2.19 counts energy, not rank."))
+    in_unit_interval(number_grader(gelu_rank, abs=0.01,
+        misses={0.625: "that is ReLU's share of active units, p·m/d; GELU switches no unit off."},
+        too_low="too low: GELU'(z) vanishes only at one point (z ≈ −0.75), which a Gaussian hits "
+                "with probability zero. How many units does D switch off?"), "rank/d"),
+    why="GELU switches no unit off, so J_f has full rank for every m ≥ d: its 2.19 counts energy, "
+        "not rank."))
 
 # %% ../nbs/63_exercises_depth.ipynb #n63c031
 EXERCISES = (L3_1, L3_2, L3_3, L3_4, L4_1, L4_2, L4_3, L4_4, L5_1, L5_2, L5_3, L5_4)
