@@ -1,10 +1,11 @@
 """Lessons 3-5 of the course and their checked exercises (`autonorm_explorer.exercises_depth`).
 
-For every exercise: the right answer (computed here independently of the grader: closed forms, exact
-binomial sums, scipy quadrature, a plain-torch forward pass) passes; wrong answers on either side get a
-hint that does not contain the answer; malformed answers get the clear message. Then the lessons'
-structure beyond what tests/test_course.py asks of every lesson (annotated parameters, each reveal using
-its prediction, a Checks section); that file also runs the lessons under papermill and resolves the links.
+For every exercise: the right answer (computed here independently of the grader: closed forms,
+exact binomial sums, scipy quadrature, a plain-torch forward pass) passes; wrong answers on either
+side get a hint that does not contain the answer; malformed answers get the clear message. Then the
+lessons' structure beyond what tests/test_course.py asks of every lesson (annotated parameters, each
+reveal using its prediction, a Checks section); that file also runs the lessons under papermill and
+resolves their links.
 """
 import json, math, re
 from fractions import Fraction
@@ -29,7 +30,7 @@ torch.set_num_threads(1)
 
 @lru_cache(maxsize=1)
 def two_matrix_spike_growth_reference() -> float:
-    "spike(256)/spike(64) of the lesson-4 two-matrix network, by a plain forward pass with F.layer_norm."
+    "spike(256)/spike(64) of the lesson-4 two-matrix network: a plain forward pass, F.layer_norm."
     cfg = ResMLPConfig(width=64, depth=256, placement="pre", branch="two", seed=0)
     w, h = sample_weights(cfg), sample_inputs(256, 64, seed=0)
     d, m, spikes = cfg.width, cfg.hidden, {}
@@ -44,7 +45,8 @@ def gelu_threshold_reference(q: float) -> float:
     "1 / E[GELU'(√q z)²] by scipy quadrature of the closed-form derivative Φ(x) + x φ(x)."
     phi = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
     gelu_prime = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2))) + x * phi(x)
-    p = scipy.integrate.quad(lambda z: gelu_prime(math.sqrt(q) * z) ** 2 * phi(z), -math.inf, math.inf)[0]
+    integrand = lambda z: gelu_prime(math.sqrt(q) * z) ** 2 * phi(z)
+    p = scipy.integrate.quad(integrand, -math.inf, math.inf)[0]
     return 1 / p
 
 
@@ -106,14 +108,16 @@ def test_wrong_answer_gets_a_hint_without_the_answer(eid, capsys):
         hint = ex.grade(wrong)
         assert isinstance(hint, str) and len(hint) > 10, (wrong, hint)
         for text in renderings(truth):
-            pattern = rf"\b{re.escape(text)}\b" if isinstance(truth, str) else rf"(?<![\d.]){re.escape(text)}(?!\d)"
-            assert not re.search(pattern, hint, re.IGNORECASE), f"{eid}: hint for {wrong!r} gives {text!r}: {hint}"
+            word = re.escape(text)
+            pattern = rf"\b{word}\b" if isinstance(truth, str) else rf"(?<![\d.]){word}(?!\d)"
+            assert not re.search(pattern, hint, re.IGNORECASE), \
+                f"{eid}: hint for {wrong!r} gives {text!r}: {hint}"
         assert not check(eid, wrong)
         assert "✗ not yet" in capsys.readouterr().out
-    if eid not in CHOICES:                               # the hint says on which side the answer is
+    if eid not in CHOICES and eid != "L5.4":      # the hint says on which side (L5.4 has no high side)
         low, high = sorted(wrong_answers(eid))
-        assert "low" in ex.grade(low).lower() or "few" in ex.grade(low).lower() or "ReLU" in ex.grade(low)
-        assert "high" in ex.grade(high).lower() or "many" in ex.grade(high).lower()
+        assert re.search(r"too (low|few)", ex.grade(low)), ex.grade(low)
+        assert re.search(r"too (high|many)", ex.grade(high)), ex.grade(high)
 
 
 @pytest.mark.parametrize("eid", sorted(RIGHT))
@@ -150,13 +154,14 @@ def test_lesson_has_the_tagged_cells(lesson):
     cs = cells(lesson)
     assert len(tagged(cs, "parameters")) == 1
     params = "".join(cs[tagged(cs, "parameters")[0]]["source"])
-    for line in params.strip().splitlines():                     # every parameter annotated and explained
+    for line in params.strip().splitlines():             # every parameter annotated and explained
         assert re.match(r"\w+: \w+ = .+  # \S", line), line
     predicts, reveals = tagged(cs, "predict"), tagged(cs, "reveal")
     assert len(predicts) >= 2 and len(predicts) == len(reveals)
     for p, r in zip(predicts, reveals):
         guess = re.search(r"^(\w+) = None", "".join(cs[p]["source"]), re.M).group(1)
-        assert r == p + 1 and "reveal(" in "".join(cs[r]["source"]) and guess in "".join(cs[r]["source"])
+        reveal_src = "".join(cs[r]["source"])
+        assert r == p + 1 and "reveal(" in reveal_src and guess in reveal_src
     exercises = tagged(cs, "exercise")
     assert len(exercises) >= 3
     for i in exercises:
@@ -168,5 +173,6 @@ def test_lesson_has_the_tagged_cells(lesson):
         assert sol["metadata"].get("jupyter") == {"source_hidden": True, "outputs_hidden": True}
         assert f'check("{eid}"' in "".join(sol["source"])
     text = "\n".join("".join(c["source"]) for c in cs if c["cell_type"] == "markdown")
-    for heading in ("**You will learn**", "**You need**", "## What you learned", "**Next:**", "## Checks"):
+    for heading in ("**You will learn**", "**You need**", "## What you learned", "**Next:**",
+                    "## Checks"):
         assert heading in text, heading
