@@ -7,7 +7,7 @@ Docs: https://autonorm.github.io/autonorm_explorer/widget_core.html.md"""
 
 # %% ../nbs/40_widget_core.ipynb #be527ad2
 from __future__ import annotations
-import io, json, math, threading, time
+import html, io, json, math, threading, time, urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -22,8 +22,8 @@ from PIL import Image as PILImage
 from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text, torch_threads
 
 # %% auto #0
-__all__ = ['KINDS', 'RESERVED_KEYS', 'Param', 'validate_config', 'parse_config', 'make_control', 'LiveFigure', 'range_fills',
-           'with_headroom', 'Explorer']
+__all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'Param', 'validate_config', 'parse_config', 'query_text', 'query_value',
+           'parse_query', 'settings_query', 'make_control', 'LiveFigure', 'range_fills', 'with_headroom', 'Explorer']
 
 # %% ../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -95,6 +95,57 @@ def parse_config(text: str | Mapping, explorer: str, params: Mapping[str, Param]
     if not isinstance(held, list) or len(held) > max_held:
         raise ValueError(f"held={held!r} is not allowed; allowed: a list of at most {max_held} configs")
     return validate_config(params, cfg), [validate_config(params, h, where="held config") for h in held]
+
+# %% ../nbs/40_widget_core.ipynb #1a9e0c02
+QUERY_KEYS = ("explorer", "preset")   # query keys that are not settings
+
+def query_text(p: Param, value: Any) -> str:
+    "How `value` of setting `p` is spelled in a URL query: `true`/`false`, integers plainly, floats by `repr`."
+    if p.kind == "bool": return "true" if value else "false"
+    if p.kind in ("float", "logfloat"): return repr(float(value))   # repr round-trips every float exactly
+    return str(value)
+
+def query_value(p: Param, text: str) -> Any:
+    "The value of setting `p` spelled `text` in a URL query, validated; the error names key, text and what is allowed."
+    bad = ValueError(f"{p.key}={text!r} in the link is not allowed; allowed for {p.key}: {p.allowed}")
+    if p.kind == "bool":
+        if text not in ("true", "false"): raise bad
+        return text == "true"
+    if p.kind == "choice":
+        match = [c for c in p.choices if str(c) == text]
+        if not match: raise bad
+        return match[0]
+    try: value = int(text) if p.kind == "int" else float(text)
+    except ValueError: raise bad from None
+    try: return p.validate(value)
+    except ValueError: raise bad from None
+
+# %% ../nbs/40_widget_core.ipynb #1a9e0c04
+def parse_query(qs: str, explorer: str, params: Mapping[str, Param], presets: Mapping[str, tuple] = {}
+                ) -> tuple[dict, str | None]:
+    "Parse a link query (`?explorer=rank&beta=0.5`, or a URL ending in one) → (settings with defaults, preset or None)."
+    if not isinstance(qs, str): raise ValueError(f"query={qs!r} has the wrong type; allowed: a text like 'beta=0.5'")
+    qs = qs.split("#", 1)[0].split("?", 1)[-1]
+    try: pairs = urllib.parse.parse_qsl(qs, keep_blank_values=True, strict_parsing=bool(qs))
+    except ValueError: raise ValueError(f"query={qs!r} is not a URL query; allowed: key=value pairs joined by '&'") from None
+    keys = [k for k, _ in pairs]
+    for k in keys:
+        check_choice("link key", k, (*QUERY_KEYS, *params))
+        if keys.count(k) > 1: raise ValueError(f"link key={k!r} appears {keys.count(k)} times; allowed: once")
+    given = dict(pairs)
+    check_choice("explorer", given.pop("explorer", explorer), [explorer])
+    preset = given.pop("preset", None)
+    settings = {k: p.default for k, p in params.items()}
+    if preset is not None: settings.update(validate_config(params, presets[check_choice("preset", preset, list(presets))][1],
+                                                           partial=True, where=f"preset {preset!r}"))
+    settings.update({k: query_value(params[k], v) for k, v in given.items()})
+    return settings, preset
+
+def settings_query(explorer: str, params: Mapping[str, Param], settings: Mapping) -> str:
+    "The link query of `settings`: `explorer=<name>` then every setting that differs from its default."
+    pairs = [("explorer", explorer)] + [(k, query_text(p, settings[k])) for k, p in params.items()
+                                        if settings[k] != p.default]
+    return urllib.parse.urlencode(pairs, quote_via=urllib.parse.quote)
 
 # %% ../nbs/40_widget_core.ipynb #59610523
 def make_control(p: Param) -> W.ValueWidget:
@@ -183,6 +234,7 @@ class _UIParts:
         self.config_text = W.Textarea(description="copy config", layout=W.Layout(width="98%", height="56px"),
                                       style={"description_width": "90px"})
         self.load_button = W.Button(description="load config", tooltip="restore the view from the config text")
+        self.link_html = W.HTML(layout=W.Layout(width="98%"))
         self.export_path = W.Text(value=str(self.export_dir), description="export to", style={"description_width": "90px"},
                                   layout=W.Layout(width="420px"))
         self.export_button = W.Button(description="Export", tooltip="write figure.png, data.csv and config.json")
@@ -195,11 +247,11 @@ class _UIParts:
         left = W.VBox([self.preset_box, self.preset_note, *self.controls.values(), W.HBox([self.hold_button, self.clear_button])],
                       layout=W.Layout(min_width="345px", flex="0 0 345px"))
         right = W.VBox([self.live.image, self.readout_html, self.status_html], layout=W.Layout(flex="1 1 auto"))
-        self.ui = W.VBox([W.HBox([left, right]), W.HBox([self.config_text, self.load_button]),
+        self.ui = W.VBox([W.HBox([left, right]), W.HBox([self.config_text, self.load_button]), self.link_html,
                           W.HBox([self.export_path, self.export_button])])
         self.ui.add_class("autonorm-explorer"); self.ui.add_class(type(self).__name__.lower())
         self.readout_html.add_class("explorer-readout"); self.status_html.add_class("explorer-status")
-        self.config_text.add_class("explorer-config")
+        self.config_text.add_class("explorer-config"); self.link_html.add_class("explorer-link")
         self._update_config_text()
 
     def _guarded(self, fn):
@@ -208,7 +260,12 @@ class _UIParts:
         except ValueError as e: self._status(f"<b style='color:#b00'>error:</b> {e}")
 
     def _status(self, html: str): self.status_html.value = html
-    def _update_config_text(self): self.config_text.value = self.to_config()
+    def _update_config_text(self):
+        "Show the current config text and the link to this view."
+        self.config_text.value = self.to_config()
+        href = html.escape(self.link())
+        self.link_html.value = (f"<a href='{href}' target='_blank' rel='noopener'>link to this view</a> "
+                                f"<code style='font-size:85%'>{html.escape('?' + self.to_query())}</code>")
     def _repr_mimebundle_(self, **kw): return self.ui._repr_mimebundle_(**kw)
 
 # %% ../nbs/40_widget_core.ipynb #e2767ce9
@@ -305,7 +362,7 @@ class _Drawing:
 
 # %% ../nbs/40_widget_core.ipynb #5f0fc02c
 class _Sharing:
-    "Explorer part: copy config, from_config, apply, presets."
+    "Explorer part: copy config, from_config, apply, presets, links."
     def to_config(self) -> str:
         "The 'copy config' text (JSON): explorer name, every setting, held configurations."
         cfg = {"explorer": type(self).__name__, **self.settings}
@@ -320,6 +377,38 @@ class _Sharing:
         for h in held: self._add_held(h, self.compute(h))
         if held: self._update_config_text()
         return self
+
+    @classmethod
+    def query_name(cls) -> str:
+        "The explorer's name in a link: `QUERY_NAME`, else the class name without 'Explorer', lower case."
+        return cls.QUERY_NAME or cls.__name__.removesuffix("Explorer").lower()
+
+    def to_query(self) -> str:
+        "The view as a URL query, `explorer=rank&placement=post&beta=0.5` (settings that differ from the defaults)."
+        return settings_query(self.query_name(), self.params, self.settings)
+
+    @classmethod
+    def from_query(cls, qs: str, background: bool = True, **kw) -> Explorer:
+        """An explorer showing the view of a link query (from `to_query()`; `preset=<name>` allowed).
+        Called on `Explorer` itself, it builds the explorer that `explorer=` names."""
+        if not cls.PARAMS:                                     # Explorer itself: dispatch on explorer=
+            known = {c.query_name(): c for c in _subclasses(cls) if c.PARAMS}
+            name = dict(urllib.parse.parse_qsl(qs.split("#", 1)[0].split("?", 1)[-1])).get("explorer")
+            return known[check_choice("explorer", name, list(known))].from_query(qs, background, **kw)
+        settings, preset = parse_query(qs, cls.query_name(), {p.key: p for p in cls.PARAMS}, cls.PRESETS)
+        self = cls(background=background, **kw, **settings)
+        if preset is not None: self.preset_note.value = f"<b>{preset}</b>: {cls.PRESETS[preset][0]}"
+        return self
+
+    def link(self) -> str:
+        "The link to this view: `link_base` followed by `?` and `to_query()` (relative `?...` by default)."
+        return f"{self.link_base}?{self.to_query()}"
+
+    def set_link_base(self, base: str):
+        "Point the 'link to this view' element at `base` (e.g. the web app's address); '' keeps it relative."
+        if not isinstance(base, str): raise ValueError(f"link_base={base!r} has the wrong type; allowed: a URL text")
+        self.link_base = base.split("?", 1)[0]
+        self._update_config_text()
 
     def apply(self, **settings) -> int:
         "Set several controls at once (validated first) and request ONE computation; return its generation."
@@ -347,6 +436,12 @@ class _Sharing:
         note, settings = self.PRESETS[name]
         self.preset_note.value = f"<b>{name}</b>: {note}"
         return self.apply(**settings)
+
+def _subclasses(cls) -> list:
+    "Every subclass of `cls` defined so far, depth first; a class redefined later comes after the older one."
+    out = []
+    for c in cls.__subclasses__(): out += [c] + _subclasses(c)
+    return out
 
 # %% ../nbs/40_widget_core.ipynb #2f4c33a0
 class _Holding:
@@ -420,13 +515,17 @@ class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
     LINES: dict[str, tuple[int, str]] = {}
     FIG = dict(nrows=1, ncols=1, figsize=(9.0, 6.0), dpi=80)
     MAX_HELD = 6
+    QUERY_NAME = ""               # name in a link (explorer=...); "" = class name without "Explorer", lower case
     LEGEND_LOC = "upper right"    # where the legend of the first axis goes (fixed: "best" costs a search per draw)
     HELD_COLORS = ("tab:red", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive")
 
-    def __init__(self, background: bool = True, export_dir: str | Path = "runs/explorers", **settings):
+    def __init__(self, background: bool = True, export_dir: str | Path = "runs/explorers", link_base: str = "",
+                 **settings):
         self.params = {p.key: p for p in self.PARAMS}
         settings = validate_config(self.params, settings, where=type(self).__name__ + " setting")
         self.background, self.export_dir = background, Path(export_dir)
+        if not isinstance(link_base, str): raise ValueError(f"link_base={link_base!r} has the wrong type; allowed: a URL text")
+        self.link_base = link_base.split("?", 1)[0]
         self.controls = {k: make_control(p) for k, p in self.params.items()}
         for k, c in self.controls.items(): c.value = settings[k]
         self.live = LiveFigure(**self.FIG); self.fig, self.axes = self.live.fig, self.live.axes
