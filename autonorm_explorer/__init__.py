@@ -2,21 +2,6 @@
 
 Modules:
 
-- `autonorm_explorer.app`: `make app`: the explorers for people who don't code, served by Voilà, with links that carry the view and an Export that downloads in the browser.
-- `autonorm_explorer.branch`: `branch_rank_sweep(expansions)`: numerical rank, full-rank fraction, effective rank and conditioning of J_f = W_down·D·W_up over expansion ratios m/d, to see the Marchenko–Pastur threshold 1/p(σ).
-- `autonorm_explorer.docsite`: `make docs`: a static site in `site/` (Sphinx, myst-nb, sphinx-book-theme) from executed notebooks, with the API reference, search, launch links and the kernel-free figures.
-- `autonorm_explorer.experiment`: Load a dataset, build the backbone with a normalization method, train with the paper's protocol (AutoNorm-S: with the gate-freezing rule), evaluate clean and robust accuracy, and write `metrics.json`, the gate log and the training log into one folder.
-- `autonorm_explorer.metrics`: Accuracy, macro-F1, token accuracy and perplexity, RMSE/MAE in original units beside the mean-predictor baseline, accuracy under corruptions and under 90° rotation.
-- `autonorm_explorer.paths`: `path_orders(cfg)`: how much of ∂h_L/∂h_0 travels through k branches, k = 0..L — exactly (DP), by random probes (Hutchinson), or by a mean-field binomial law.
-- `autonorm_explorer.propagation`: `rank_profile(cfg)`: one pass over the blocks gives, at every depth ℓ = 0..L, the effective rank of the input–output Jacobian ∂h_ℓ/∂h_0, the effective rank of the representation, the mean spike, the branch-to-skip ratio and the stream norm.
-- `autonorm_explorer.report`: The AutoNorm draft's numbers (spec tables A1/A2, each with its provenance and plausibility flags), and the functions that turn a sweep's results into the reproduction report's tables.
-- `autonorm_explorer.resmlp`: `ResMLPConfig`, shared Gaussian weights (`sample_weights`), and `ResidualMLP`, a trainable `torch.nn.Module` with four norm placements, one- or two-matrix branches and the DetachNorm ablation.
-- `autonorm_explorer.spectra`: Spectral measures the rank tools are built on: Roy–Vetterli effective rank, the activation survival rate p(σ) that sets the branch-Jacobian threshold, and Marchenko–Pastur laws for overlays.
-- `autonorm_explorer.stats`: Mean ± standard deviation over seeds, Student-t 95% confidence intervals, and paired t-tests over seed-matched runs — the statistics of the AutoNorm paper's tables, checked against scipy.
-- `autonorm_explorer.sweep`: A grid file (datasets × methods × seeds × overrides) becomes one papermill execution per cell, each in its own subprocess and folder; a local pool (one GPU per worker) or Slurm job arrays through submitit; resume that re-runs only unfinished cells; one tidy results table.
-- `autonorm_explorer.train`: AdamW with a warmed-up cosine schedule, gradient clipping, label smoothing (also on MixUp's soft targets), bf16 autocast on CUDA, exact CPU determinism under a seed, callbacks, early stopping, per-epoch JSONL metrics, atomic checkpoints and resume-after-kill that reproduces the uninterrupted run exactly.
-- `autonorm_explorer.webfigures`: Self-contained HTML pages with a slider over a precomputed grid: the Jacobian's effective rank over depth, the branch-rank threshold, and the Gumbel-Softmax gate across τ.
-- `autonorm_explorer.widget_core`: Controls with the names a reader knows, one figure updated in place, a readout line, Hold, presets, a shareable config, export, and a background compute that never draws stale results.
-- `autonorm_explorer.widgets`: `RankExplorer`, `ThresholdExplorer` and `PathExplorer`: move β, switch Pre-Norm to Post-Norm, and watch rank collapse happen, at once."""
+- `autonorm_explorer.train`: AdamW with a warmed-up cosine schedule, gradient clipping, label smoothing (also on MixUp's soft targets), bf16 autocast on CUDA, exact CPU determinism under a seed, callbacks, early stopping, per-epoch JSONL metrics, atomic checkpoints and resume-after-kill that reproduces the uninterrupted run exactly."""
 
 __version__ = "0.1.0"
