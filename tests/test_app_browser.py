@@ -85,7 +85,14 @@ def test_app_links_drag_and_download(app):
             ctx.route(re.compile(r"https://cdn\.jsdelivr\.net/npm/@fortawesome/.*\.css"),
                       lambda route: route.fulfill(status=200, content_type="text/css", body=""))
             page = ctx.new_page()
-            page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+            # a failed request is reported with its address (the console line alone does not say which)
+            page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
+                    and errors.append(f"console: {m.text}"))
+            page.on("response", lambda r: r.status >= 400 and errors.append(f"HTTP {r.status}: {r.request.method} {r.url}"))
+            # leaving a page sends the kernel shutdown as a beacon, which the browser reports as aborted
+            # while the server still gets it (checked below in the server's log)
+            page.on("requestfailed", lambda r: "/voila/api/shutdown/" not in r.url
+                    and errors.append(f"request failed: {r.url} ({r.failure})"))
             page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
             try:
                 page.goto(f"{app['url']}/?explorer=rank&placement=post", timeout=180_000)
@@ -157,3 +164,5 @@ def test_app_links_drag_and_download(app):
         finally:
             browser.close()
     assert not errors, "browser console errors:\n" + "\n".join(errors)
+    log = app["log"].read_text()
+    assert log.count("Kernel shutdown:") >= 2, f"leaving a page did not shut its kernel down:\n{log[-2000:]}"
