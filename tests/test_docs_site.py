@@ -134,7 +134,12 @@ def test_kernel_free_figures_in_chromium(site):
                 page.close()
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto((site["out"] / "explorers.html").as_uri())
-            page.screenshot(path=ARTIFACTS / "site_explorers_page.png", full_page=False)
+            page.locator("article img").first.scroll_into_view_if_needed()
+            page.screenshot(path=ARTIFACTS / "site_explorers_snapshot.png", full_page=False)
+            page.goto((site["out"] / "figures.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_figures_page.png", full_page=False)
+            page.goto((site["out"] / "api" / "widgets.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
             page.goto((site["out"] / "index.html").as_uri())
             page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)
         finally:
