@@ -5,10 +5,11 @@ presets, a shareable config, export, and a background compute that never draws s
 
 # %% ../nbs/40_widget_core.ipynb #be527ad2
 from __future__ import annotations
-import html, io, json, math, threading, time, urllib.parse
+import atexit, html, io, json, math, threading, time, urllib.parse, weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -16,12 +17,14 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image as PILImage
+from ipyevents import Event as MouseEvents
 
 from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text, torch_threads
 
 # %% auto #0
-__all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'Param', 'validate_config', 'parse_config', 'query_text', 'query_value',
-           'parse_query', 'settings_query', 'make_control', 'LiveFigure', 'range_fills', 'with_headroom', 'Explorer']
+__all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config', 'query_text',
+           'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'LiveFigure', 'range_fills',
+           'with_headroom', 'Cancelled', 'Explorer']
 
 # %% ../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -168,6 +171,26 @@ def make_control(p: Param) -> W.ValueWidget:
     return W.FloatSlider(value=p.default, min=p.low, max=p.high, step=p.step or 0.01, continuous_update=False,
                          readout_format=".3g", **common)
 
+# %% ../nbs/40_widget_core.ipynb #2b7c0a01
+def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int]]:
+    """The rectangle (x0, y0, x1, y1), display pixels from the bottom left, that each axes may repaint alone:
+    its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none."""
+    W_, H_ = fig.bbox.width, fig.bbox.height
+    boxes = [ax.get_tightbbox(renderer) for ax in axes]
+    slots = []
+    for i, b in enumerate(boxes):
+        x0, y0, x1, y1 = 0.0, 0.0, W_, H_
+        for j, o in enumerate(boxes):
+            if j == i: continue
+            overlap_y = min(b.y1, o.y1) > max(b.y0, o.y0)
+            overlap_x = min(b.x1, o.x1) > max(b.x0, o.x0)
+            if overlap_y and o.x0 >= b.x1: x1 = min(x1, (b.x1 + o.x0) / 2)     # neighbour on the right
+            if overlap_y and o.x1 <= b.x0: x0 = max(x0, (o.x1 + b.x0) / 2)     # on the left
+            if overlap_x and o.y0 >= b.y1: y1 = min(y1, (b.y1 + o.y0) / 2)     # above
+            if overlap_x and o.y1 <= b.y0: y0 = max(y0, (o.y1 + b.y0) / 2)     # below
+        slots.append((int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1))))
+    return slots
+
 # %% ../nbs/40_widget_core.ipynb #9e0d2b2b
 class LiveFigure:
     "A matplotlib figure drawn off-screen (Agg) and shown as a PNG in one `ipywidgets.Image` updated in place."
@@ -176,8 +199,8 @@ class LiveFigure:
         self.canvas = FigureCanvasAgg(self.fig)
         self.axes = list(np.atleast_1d(self.fig.subplots(nrows, ncols)).ravel())
         self.image = W.Image(format="png", layout=W.Layout(width=f"{int(figsize[0] * dpi)}px"))
-        self.png, self.renders, self.full_draws = b"", 0, 0
-        self.dynamic, self._background, self._bg_limits = [], None, None
+        self.png, self.renders, self.full_draws, self.axis_draws = b"", 0, 0, 0
+        self.dynamic, self._background, self._bg_limits, self._slots = [], None, None, None
 
     def add_dynamic(self, *artists):
         "Register artists that change on every update (lines, markers): redrawn alone on the fast path."
@@ -188,12 +211,12 @@ class LiveFigure:
     def _limits(self): return tuple((ax.get_xlim(), ax.get_ylim()) for ax in self.axes)
 
     def render(self) -> bytes:
-        "Draw (fast path: background + dynamic artists), encode as PNG, put it in the `Image` widget; return the bytes."
+        "Draw (fast paths: background + dynamic artists; redraw only the axes whose limits moved), encode, show."
         limits = self._limits()
-        if self._background is None or limits != self._bg_limits:
-            self.canvas.draw()                                  # everything but the animated artists
-            self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), limits
-            self.full_draws += 1
+        if self._background is None: self._full_draw()
+        elif limits != self._bg_limits:
+            moved = [i for i, (new, old) in enumerate(zip(limits, self._bg_limits)) if new != old]
+            if not self._redraw_axes(moved): self._full_draw()
         else: self.canvas.restore_region(self._background)
         for a in self.dynamic:
             if a.get_visible() and a.axes is not None: a.axes.draw_artist(a)
@@ -201,6 +224,30 @@ class LiveFigure:
         PILImage.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
         self.png = buf.getvalue(); self.image.value = self.png; self.renders += 1
         return self.png
+
+    def _full_draw(self):
+        "Draw everything but the animated artists; keep it as the background; find each axes' slot."
+        self.canvas.draw()
+        self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
+        self._slots = axes_slots(self.fig, self.axes, self.canvas.get_renderer())
+        self.full_draws += 1
+
+    def _redraw_axes(self, moved: list[int]) -> bool:
+        "Repaint only the slots of the axes in `moved` over the background; False if an axes outgrew its slot."
+        renderer = self.canvas.get_renderer()
+        self.canvas.restore_region(self._background)
+        px = np.asarray(self.canvas.buffer_rgba())                        # [H, W, 4], row 0 = top
+        face = (np.array(self.fig.get_facecolor()) * 255).round().astype(np.uint8)
+        H = px.shape[0]
+        for i in moved:
+            x0, y0, x1, y1 = self._slots[i]                               # display pixels, origin bottom-left
+            px[H - y1:H - y0, x0:x1] = face
+            self.axes[i].draw(renderer)
+            tb = self.axes[i].get_tightbbox(renderer)
+            if tb.x0 < x0 - 0.5 or tb.y0 < y0 - 0.5 or tb.x1 > x1 + 0.5 or tb.y1 > y1 + 0.5: return False
+        self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
+        self.axis_draws += len(moved)
+        return True
 
 # %% ../nbs/40_widget_core.ipynb #1d348c58
 def range_fills(old, new, scale: str = "linear", share: float = 0.6) -> bool:
@@ -224,6 +271,11 @@ class _UIParts:
         "Create the readout, status, preset, hold, config and export widgets, wire them, lay them out."
         self.readout_html = W.HTML(layout=W.Layout(min_height="24px"))
         self.status_html = W.HTML(layout=W.Layout(min_height="20px"))
+        self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress",
+                                        style={"description_width": "60px"}, layout=W.Layout(width="330px"))
+        self.hover_html = W.HTML(HOVER_HINT, layout=W.Layout(min_height="20px"))
+        self.pins_html = W.HTML(layout=W.Layout(min_height="0px"))
+        self.clear_pins_button = W.Button(description="Clear pins", tooltip="remove the pinned readouts")
         self.preset_box = W.Dropdown(options=[("(choose a preset)", "")] + [(n, n) for n in self.PRESETS], value="",
                                      description="preset", style={"description_width": "80px"}, layout=W.Layout(width="330px"))
         self.preset_note = W.HTML(layout=W.Layout(width="330px"))
@@ -240,15 +292,23 @@ class _UIParts:
         self.preset_box.observe(lambda ch: ch["new"] and self.load_preset(ch["new"]), names="value")
         self.hold_button.on_click(lambda _: self._guarded(self.hold))
         self.clear_button.on_click(lambda _: self._guarded(self.clear_held))
+        self.clear_pins_button.on_click(lambda _: self._guarded(self.clear_pins))
+        self.mouse = MouseEvents(source=self.live.image, watched_events=["mousemove", "click", "mouseleave"],
+                                 wait=40, throttle_or_debounce="throttle", prevent_default_action=False)
+        self.mouse.on_dom_event(lambda ev: self._guarded(lambda: self._on_mouse(ev)))
         self.load_button.on_click(lambda _: self._guarded(lambda: self.apply_config(self.config_text.value)))
         self.export_button.on_click(lambda _: self._guarded(lambda: self.export(self.export_path.value, timestamped=True)))
-        left = W.VBox([self.preset_box, self.preset_note, *self.controls.values(), W.HBox([self.hold_button, self.clear_button])],
+        left = W.VBox([self.preset_box, self.preset_note, *self.controls.values(),
+                       W.HBox([self.hold_button, self.clear_button]), self.clear_pins_button],
                       layout=W.Layout(min_width="345px", flex="0 0 345px"))
-        right = W.VBox([self.live.image, self.readout_html, self.status_html], layout=W.Layout(flex="1 1 auto"))
+        right = W.VBox([self.live.image, self.hover_html, self.pins_html, self.readout_html,
+                        W.HBox([self.progress, self.status_html])], layout=W.Layout(flex="1 1 auto"))
         self.ui = W.VBox([W.HBox([left, right]), W.HBox([self.config_text, self.load_button]), self.link_html,
                           W.HBox([self.export_path, self.export_button])])
         self.ui.add_class("autonorm-explorer"); self.ui.add_class(type(self).__name__.lower())
         self.readout_html.add_class("explorer-readout"); self.status_html.add_class("explorer-status")
+        self.hover_html.add_class("explorer-hover"); self.pins_html.add_class("explorer-pins")
+        self.progress.add_class("explorer-progress")
         self.config_text.add_class("explorer-config"); self.link_html.add_class("explorer-link")
         self._update_config_text()
 
@@ -267,8 +327,18 @@ class _UIParts:
     def _repr_mimebundle_(self, **kw): return self.ui._repr_mimebundle_(**kw)
 
 # %% ../nbs/40_widget_core.ipynb #e2767ce9
+_LIVE: weakref.WeakSet = weakref.WeakSet()     # explorers whose worker may be running (closed at exit)
+
+@atexit.register
+def _close_live_explorers():
+    "At interpreter exit, stop and join every live worker: a thread killed inside torch aborts the process."
+    for ex in list(_LIVE): ex._stop_worker(timeout=60)
+
+class Cancelled(Exception):
+    "Raised inside a computation when a newer request (or `close()`) made it stale."
+
 class _Requests:
-    "Explorer part: requests, the worker thread, the generation counter."
+    "Explorer part: requests, the worker thread, the generation counter, progress and cancel."
     def _on_control(self, change):
         "A control moved: update the config text and request a new computation (unless applying a batch)."
         if self._batch: return
@@ -285,7 +355,7 @@ class _Requests:
             if not self.background: job, self._pending = self._pending, None
             elif self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._work_loop, name=f"{type(self).__name__}-worker", daemon=True)
-                self._worker.start()
+                self._worker.start(); _LIVE.add(self)
             self._cond.notify_all()
         if not self.background: self._run(*job)
         return gen
@@ -299,23 +369,46 @@ class _Requests:
                 job, self._pending = self._pending, None
             self._run(*job)
 
-    def close(self):
-        "Stop the worker thread and close every widget (frees the explorer; it cannot be used afterwards)."
+    def _stop_worker(self, timeout: float = 60.0):
+        "Tell the worker to stop (a running computation stops at its next block) and wait for it."
         with self._cond: self.closed, self._pending = True, None; self._cond.notify_all()
+        w = self._worker
+        if w is not None and w is not threading.current_thread(): w.join(timeout)
+        _LIVE.discard(self)
+
+    def close(self):
+        "Stop and join the worker thread, close every widget (frees the explorer; it cannot be used afterwards)."
+        self._stop_worker()
         def walk(w):
             for c in getattr(w, "children", ()): walk(c)
             w.close()
         walk(self.ui)
 
+    def _check_current(self, gen: int):
+        "Raise `Cancelled` if request `gen` is no longer the newest (or the explorer closed)."
+        if gen != self.generation or self.closed: raise Cancelled()
+
     def _run(self, gen: int, settings: dict, t_request: float):
-        "Compute one request and deliver it (errors go to the status line, never kill the worker)."
-        if gen != self.generation:                      # superseded before it started
-            with self._cond: self.stale_dropped += 1; self._cond.notify_all()
-            return
+        "Compute one request block by block, drawing partial results, and deliver it; errors go to the status line."
+        t0 = time.perf_counter(); draw_s = 0.0; last_draw = -math.inf
         try:
-            with torch_threads(self.compute_threads(settings)):
-                t0 = time.perf_counter(); data = self.compute(settings); t1 = time.perf_counter()
+            self._check_current(gen)
+            key = json.dumps(settings, sort_keys=True)
+            data = self._results.get(key)
+            if data is None:
+                with torch_threads(self.compute_threads(settings)):
+                    for data, done in self.compute_steps(settings):
+                        self._check_current(gen)
+                        if done < 1 and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S:
+                            t = time.perf_counter(); self._draw_partial(gen, data, done); last_draw = time.perf_counter()
+                            draw_s += last_draw - t
+                self._check_current(gen)
+                self._remember(key, data)
+            else: self.cache_hits += 1
+            t1 = time.perf_counter() - draw_s
             self._deliver(gen, settings, data, t_request, t0, t1)
+        except Cancelled:
+            with self._cond: self.stale_dropped += 1; self.cancelled += 1; self._cond.notify_all()
         except Exception as e:                          # shown to the user, kept for tests
             with self._cond:
                 if gen == self.generation:
@@ -323,21 +416,41 @@ class _Requests:
                     self._status(f"<b style='color:#b00'>error:</b> {self.error}")
                 self._cond.notify_all()
 
+    def _remember(self, key: str, data):
+        "Keep a finished result, so going back to these settings is free (at most RESULT_CACHE of them)."
+        with self._cond:
+            self._results[key] = data; self._results.move_to_end(key)
+            while len(self._results) > self.RESULT_CACHE: self._results.popitem(last=False)
+
 # %% ../nbs/40_widget_core.ipynb #71ccd496
 class _Drawing:
-    "Explorer part: draw the newest result, autoscale, wait for it."
+    "Explorer part: draw the newest result (and partial ones on the way), autoscale, wait for it."
+    def _set_curves(self, data):
+        "Put `data` on the current curves and the extras, rescale; the caller renders."
+        for k, (x, y) in self.lines(data).items(): self.current[k].set_data(np.asarray(x, float), np.asarray(y, float))
+        self.draw_extras(data); self._autoscale()
+
+    def _draw_partial(self, gen: int, data, done: float):
+        "Draw a partial result of request `gen` (never over a newer request) and say how far it is."
+        with self._fig_lock:
+            self._check_current(gen)
+            self._set_curves(data); self.live.render(); self.partial_draws += 1
+            self.progress.value = done
+            self._status(f"<i>computing… {100 * done:.0f}% (request {gen}): {self.progress_text(data, done)}</i>")
+
     def _deliver(self, gen: int, settings: dict, data, t_request: float, t0: float, t1: float):
         "Draw `data` if it is still the newest request, else drop it (never draw stale over new)."
         with self._fig_lock:
-            if gen != self.generation:
+            if gen != self.generation or self.closed:
                 with self._cond: self.stale_dropped += 1; self._cond.notify_all()
                 return
             self.data, self.data_settings = data, settings
-            for k, (x, y) in self.lines(data).items(): self.current[k].set_data(np.asarray(x, float), np.asarray(y, float))
-            self.draw_extras(data); self._autoscale(); self.live.render()
+            self._set_curves(data); self.live.render()
             t2 = time.perf_counter()
-            self.last_timing = dict(compute_ms=1e3 * (t1 - t0), draw_ms=1e3 * (t2 - t1), total_ms=1e3 * (t2 - t_request))
+            self.last_timing = dict(compute_ms=1e3 * (t1 - t0), draw_ms=1e3 * (t2 - t1), total_ms=1e3 * (t2 - t_request),
+                                    overhead_ms=1e3 * (t0 - t_request))
             self.readout_html.value = self.readout(data)
+            self.progress.value = 1.0
             self._status(f"ready · request {gen} · computed in {self.last_timing['compute_ms']:.0f} ms, "
                          f"drawn in {self.last_timing['draw_ms']:.0f} ms")
         with self._cond: self.drawn_generation = max(self.drawn_generation, gen); self._cond.notify_all()
@@ -350,13 +463,103 @@ class _Drawing:
             ax.relim(visible_only=True); ax.autoscale_view()
             data = tuple(ax.dataLim.intervaly)
             if not (self.live.renders and ax.get_autoscaley_on() and np.all(np.isfinite(data))): continue
-            if range_fills(old, data, ax.get_yscale()): ax.set_ylim(old, auto=None)
+            if range_fills(old, data, ax.get_yscale(), self.KEEP_RANGE_SHARE): ax.set_ylim(old, auto=None)
             else: ax.set_ylim(with_headroom(old, ax.get_ylim(), data, ax.get_yscale()), auto=None)
 
     def wait(self, timeout: float = 120.0) -> bool:
         "Block until the newest request is drawn (or failed); `False` on timeout."
         with self._cond:
             return self._cond.wait_for(lambda: self.drawn_generation >= self.generation and self._pending is None, timeout)
+
+# %% ../nbs/40_widget_core.ipynb #2b7c0a02
+HOVER_HINT = "<span style='color:#777'>hover a curve to read its values · click to pin a readout</span>"
+
+class _Readouts:
+    "Explorer part: the value under the cursor (hover) and pinned readouts (click)."
+    HOVER_RADIUS_PX = 12          # how near (image pixels) the cursor must be to a curve point
+
+    def pixel_to_data(self, px: float, py: float) -> tuple[int, float, float] | None:
+        "(axes index, x, y in data units) under image pixel (px, py), origin top left as the browser counts; else None."
+        x, y = px, self.fig.bbox.height - py                  # matplotlib's display pixels start bottom left
+        for i, ax in enumerate(self.axes):
+            if ax.bbox.contains(x, y):
+                dx, dy = ax.transData.inverted().transform((x, y))
+                return i, float(dx), float(dy)
+        return None
+
+    def _pickable(self, ax):
+        "(artist, curve name, line label) of every current and held curve drawn on `ax`."
+        for k, spec in self.LINES.items():
+            if self.axes[spec[0]] is ax: yield self.current[k], "current", spec[1]
+        for i, h in enumerate(self.held):
+            for k, a in zip(h["keys"], h["artists"]):
+                if a.axes is ax: yield a, f"held {i + 1}: {self.describe(h['settings'])}", self.LINES[k][1]
+
+    def pick(self, px: float, py: float, radius: float | None = None) -> dict | None:
+        "The drawn curve point nearest image pixel (px, py) within `radius` pixels: axis, curve, label, x, y; else None."
+        radius = self.HOVER_RADIUS_PX if radius is None else radius
+        x, y, H = px, self.fig.bbox.height - py, self.fig.bbox.height
+        best = None
+        with self._fig_lock:
+            for i, ax in enumerate(self.axes):
+                if not ax.bbox.contains(x, y): continue
+                for art, curve, label in self._pickable(ax):
+                    xd, yd = np.asarray(art.get_xdata(), float), np.asarray(art.get_ydata(), float)
+                    ok = np.isfinite(xd) & np.isfinite(yd)
+                    if ax.get_xscale() == "log": ok &= xd > 0
+                    if ax.get_yscale() == "log": ok &= yd > 0
+                    if not ok.any(): continue
+                    pts = ax.transData.transform(np.column_stack([xd[ok], yd[ok]]))
+                    dist = np.hypot(pts[:, 0] - x, pts[:, 1] - y); j = int(dist.argmin())
+                    if dist[j] <= radius and (best is None or dist[j] < best["dist"]):
+                        best = dict(axis=i, curve=curve, label=label, x=float(xd[ok][j]), y=float(yd[ok][j]),
+                                    dist=float(dist[j]), px=float(pts[j, 0]), py=float(H - pts[j, 1]),
+                                    xlabel=ax.get_xlabel() or "x")
+        return best
+
+    @staticmethod
+    def readout_text(p: dict) -> str:
+        "One readout: the x quantity, the curve's value and which curve it is."
+        return f"{p['xlabel']} = {p['x']:.4g} · {p['label']} = <b>{p['y']:.4g}</b> ({p['curve']})"
+
+    def _on_mouse(self, ev: dict):
+        "Hover: show the value under the cursor and mark it; click: pin it (a click on a pin removes it)."
+        if ev.get("type") == "mouseleave": p = None
+        elif "dataX" not in ev: return
+        else: p = self.pick(ev["dataX"], ev["dataY"])
+        if ev.get("type") == "click":
+            if p is not None: self.toggle_pin(p)
+            return
+        self.hover = p
+        self.hover_html.value = HOVER_HINT if p is None else "under the cursor: " + self.readout_text(p)
+        self._show_marker(self.hover_markers, [p] if p else [])
+
+    def _show_marker(self, markers: list, points: list[dict]):
+        "Move the per-axes marker artists to `points` (hide the others) and re-render (fast path)."
+        with self._fig_lock:
+            for i, m in enumerate(markers):
+                here = [p for p in points if p["axis"] == i]
+                m.set_data([p["x"] for p in here], [p["y"] for p in here]); m.set_visible(bool(here))
+            if self.live.renders: self.live.render()
+
+    def toggle_pin(self, p: dict):
+        "Pin readout `p` (from `pick`) on the figure and in the pinned list; pinning the same point again unpins it."
+        same = [q for q in self.pins if (q["axis"], q["curve"], q["label"], q["x"], q["y"]) ==
+                (p["axis"], p["curve"], p["label"], p["x"], p["y"])]
+        if same: self.pins.remove(same[0])
+        elif len(self.pins) >= self.MAX_PINS:
+            raise ValueError(f"pins={len(self.pins)}; allowed: at most {self.MAX_PINS} (press 'Clear pins')")
+        else: self.pins.append(dict(p))
+        self._show_pins()
+
+    def clear_pins(self):
+        "Remove every pinned readout."
+        self.pins = []; self._show_pins()
+
+    def _show_pins(self):
+        "The pinned list under the figure and the pinned markers on it."
+        self.pins_html.value = "".join(f"<div>pinned: {self.readout_text(p)}</div>" for p in self.pins)
+        self._show_marker(self.pin_markers, self.pins)
 
 # %% ../nbs/40_widget_core.ipynb #5f0fc02c
 class _Sharing:
@@ -451,12 +654,13 @@ class _Holding:
                 raise ValueError(f"held curves={len(self.held)}; allowed: at most {self.MAX_HELD} (press 'Clear held')")
             color = self.HELD_COLORS[len(self.held) % len(self.HELD_COLORS)]
             label = f"held {len(self.held) + 1}: {self.describe(settings)}"
-            artists = []
+            artists, keys = [], []
             for k, (x, y) in self.lines(data).items():
                 ax = self.axes[self.LINES[k][0]]
                 style = {**self._style(k), "ls": "--", "lw": 1.5, "color": color, "alpha": 0.9}
                 artists += ax.plot(np.asarray(x, float), np.asarray(y, float), **style, label=label if ax is self.axes[0] else None)
-            self.held.append(dict(settings=settings, data=data, artists=artists))
+                keys.append(k)
+            self.held.append(dict(settings=settings, data=data, artists=artists, keys=keys))
             self._redraw_legend(); self._autoscale(); self.live.render()
 
     def hold(self):
@@ -506,13 +710,17 @@ class _Exporting:
         return folder
 
 # %% ../nbs/40_widget_core.ipynb #971d6467
-class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
+class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Exporting):
     "Base of the explorers: controls from `PARAMS`, a live figure, readout, presets, Hold, config, export, background compute."
     PARAMS: tuple[Param, ...] = ()
     PRESETS: dict[str, tuple[str, dict]] = {}
     LINES: dict[str, tuple[int, str]] = {}
     FIG = dict(nrows=1, ncols=1, figsize=(9.0, 6.0), dpi=80)
     MAX_HELD = 6
+    MAX_PINS = 8                  # pinned readouts at most
+    RESULT_CACHE = 64             # finished results kept per settings (going back is free)
+    PARTIAL_EVERY_S = 0.1         # least time between two partial draws of a progressive computation
+    KEEP_RANGE_SHARE = 0.3        # keep a y-range while the data span at least this share of it
     QUERY_NAME = ""               # name in a link (explorer=...); "" = class name without "Explorer", lower case
     LEGEND_LOC = "upper right"    # where the legend of the first axis goes (fixed: "best" costs a search per draw)
     HELD_COLORS = ("tab:red", "tab:green", "tab:purple", "tab:brown", "tab:pink", "tab:olive")
@@ -533,11 +741,20 @@ class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
                                                    label=("current: " if i == 0 else "") + spec[1])[0]
                         for i, (k, spec) in enumerate(self.LINES.items())}
         self.live.add_dynamic(*self.current.values())
+        marker = lambda ax, **kw: ax.plot([], [], "o", visible=False, **kw)[0]
+        self.hover_markers = [marker(ax, ms=9, mfc="none", mec="k", mew=1.2) for ax in self.axes]
+        self.pin_markers = [marker(ax, ms=5, color="k") for ax in self.axes]
+        self.live.add_dynamic(*self.hover_markers, *self.pin_markers)
+        self.pins: list[dict] = []        # pinned readouts (dicts from pick())
+        self.hover: dict | None = None    # the readout under the cursor
         self.held: list[dict] = []        # [{"settings", "data", "artists"}]
         if self._legend_always: self._redraw_legend()               # now with the current curves in it
         self.data = self.data_settings = None
         self.generation = self.drawn_generation = 0   # requested / drawn generation
         self.stale_dropped = 0            # results discarded because a newer request existed
+        self.cancelled = 0                # of which stopped while computing (at a block boundary)
+        self.partial_draws = self.cache_hits = 0
+        self._results: OrderedDict = OrderedDict()   # settings (JSON) -> finished result
         self.last_timing: dict[str, float] = {}
         self.error: str | None = None
         self._fig_lock, self._cond = threading.RLock(), threading.Condition()
@@ -552,7 +769,18 @@ class Explorer(_UIParts, _Requests, _Drawing, _Sharing, _Holding, _Exporting):
 
     # hooks a subclass overrides
     def setup_axes(self): pass
-    def compute(self, settings: dict) -> Any: raise NotImplementedError
+    def compute(self, settings: dict) -> Any:
+        "The result for `settings` (a subclass overrides this or `compute_steps`)."
+        if type(self).compute_steps is Explorer.compute_steps:
+            raise NotImplementedError(f"{type(self).__name__} defines neither compute nor compute_steps")
+        for data, _ in self.compute_steps(settings): pass
+        return data
+    def compute_steps(self, settings: dict) -> Iterator[tuple[Any, float]]:
+        "Yield (partial result, share done) block by block, the last with share 1 (default: `compute` in one block)."
+        yield self.compute(settings), 1.0
+    def progress_text(self, data, done: float) -> str:
+        "Words for a partial result in the status line (e.g. 'depth 24 of 128')."
+        return f"{100 * done:.0f}% done"
     def compute_threads(self, settings: dict) -> int | None:
         "torch threads for `compute` on the worker thread (None: torch's setting); 1, see `utils.torch_threads`."
         return 1
