@@ -172,9 +172,10 @@ def make_control(p: Param) -> W.ValueWidget:
                          readout_format=".3g", **common)
 
 # %% ../nbs/40_widget_core.ipynb #2b7c0a01
-def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int]]:
+def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int] | None]:
     """The rectangle (x0, y0, x1, y1), display pixels from the bottom left, that each axes may repaint alone:
-    its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none."""
+    its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none.
+    None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together)."""
     W_, H_ = fig.bbox.width, fig.bbox.height
     boxes = [ax.get_tightbbox(renderer) for ax in axes]
     slots = []
@@ -188,7 +189,10 @@ def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int]]:
             if overlap_y and o.x1 <= b.x0: x0 = max(x0, (o.x1 + b.x0) / 2)     # on the left
             if overlap_x and o.y0 >= b.y1: y1 = min(y1, (b.y1 + o.y0) / 2)     # above
             if overlap_x and o.y1 <= b.y0: y0 = max(y0, (o.y1 + b.y0) / 2)     # below
-        slots.append((int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1))))
+        slot = (int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1)))
+        touches = any(min(slot[2], o.x1) > max(slot[0], o.x0) and min(slot[3], o.y1) > max(slot[1], o.y0)
+                      for j, o in enumerate(boxes) if j != i)
+        slots.append(None if touches else slot)
     return slots
 
 # %% ../nbs/40_widget_core.ipynb #9e0d2b2b
@@ -234,6 +238,7 @@ class LiveFigure:
 
     def _redraw_axes(self, moved: list[int]) -> bool:
         "Repaint only the slots of the axes in `moved` over the background; False if an axes outgrew its slot."
+        if any(self._slots[i] is None for i in moved): return False
         renderer = self.canvas.get_renderer()
         self.canvas.restore_region(self._background)
         px = np.asarray(self.canvas.buffer_rgba())                        # [H, W, 4], row 0 = top
@@ -243,8 +248,8 @@ class LiveFigure:
             x0, y0, x1, y1 = self._slots[i]                               # display pixels, origin bottom-left
             px[H - y1:H - y0, x0:x1] = face
             self.axes[i].draw(renderer)
-            tb = self.axes[i].get_tightbbox(renderer)
-            if tb.x0 < x0 - 0.5 or tb.y0 < y0 - 0.5 or tb.x1 > x1 + 0.5 or tb.y1 > y1 + 0.5: return False
+            tb = self.axes[i].yaxis.get_tightbbox(renderer)                # new limits change the tick labels' width
+            if tb is not None and (tb.x0 < x0 - 0.5 or tb.x1 > x1 + 0.5): return False
         self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
         self.axis_draws += len(moved)
         return True
@@ -397,11 +402,13 @@ class _Requests:
             data = self._results.get(key)
             if data is None:
                 with torch_threads(self.compute_threads(settings)):
-                    for data, done in self.compute_steps(settings):
+                    for data, done in self._steps(settings):
                         self._check_current(gen)
-                        if done < 1 and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S:
-                            t = time.perf_counter(); self._draw_partial(gen, data, done); last_draw = time.perf_counter()
-                            draw_s += last_draw - t
+                        if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw):
+                            t = time.perf_counter()
+                            self._draw_partial(gen, data() if callable(data) else data, done)
+                            last_draw = time.perf_counter(); draw_s += last_draw - t
+                    if callable(data): data = data()
                 self._check_current(gen)
                 self._remember(key, data)
             else: self.cache_hits += 1
@@ -416,6 +423,19 @@ class _Requests:
                     self._status(f"<b style='color:#b00'>error:</b> {self.error}")
                 self._cond.notify_all()
 
+    def _steps(self, settings: dict):
+        "`compute_steps`, unless a subclass overrides `compute` below the class that defines `compute_steps`."
+        mro = type(self).__mro__
+        owner = lambda name: mro.index(next(c for c in mro if name in c.__dict__))
+        if owner("compute") < owner("compute_steps"): return iter([(self.compute(settings), 1.0)])
+        return self.compute_steps(settings)
+
+    def _partial_due(self, elapsed: float, done: float, last_draw: float) -> bool:
+        "Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near."
+        left = elapsed * (1 - done) / max(done, 1e-9)                 # time still needed, at the pace so far
+        return (elapsed >= self.PARTIAL_FIRST_S and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S
+                and left > self.PARTIAL_MIN_LEFT_S)
+
     def _remember(self, key: str, data):
         "Keep a finished result, so going back to these settings is free (at most RESULT_CACHE of them)."
         with self._cond:
@@ -425,16 +445,18 @@ class _Requests:
 # %% ../nbs/40_widget_core.ipynb #71ccd496
 class _Drawing:
     "Explorer part: draw the newest result (and partial ones on the way), autoscale, wait for it."
-    def _set_curves(self, data):
-        "Put `data` on the current curves and the extras, rescale; the caller renders."
+    def _set_curves(self, data, autoscale: bool = True):
+        "Put `data` on the current curves and the extras, rescale (if `autoscale`); the caller renders."
         for k, (x, y) in self.lines(data).items(): self.current[k].set_data(np.asarray(x, float), np.asarray(y, float))
-        self.draw_extras(data); self._autoscale()
+        self.draw_extras(data)
+        if autoscale: self._autoscale()
 
     def _draw_partial(self, gen: int, data, done: float):
         "Draw a partial result of request `gen` (never over a newer request) and say how far it is."
         with self._fig_lock:
             self._check_current(gen)
-            self._set_curves(data); self.live.render(); self.partial_draws += 1
+            self._set_curves(data, autoscale=not self.live.renders)  # partial: keep the limits (cheap blit)
+            self.live.render(); self.partial_draws += 1
             self.progress.value = done
             self._status(f"<i>computing… {100 * done:.0f}% (request {gen}): {self.progress_text(data, done)}</i>")
 
@@ -719,7 +741,9 @@ class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Ex
     MAX_HELD = 6
     MAX_PINS = 8                  # pinned readouts at most
     RESULT_CACHE = 64             # finished results kept per settings (going back is free)
-    PARTIAL_EVERY_S = 0.1         # least time between two partial draws of a progressive computation
+    PARTIAL_FIRST_S = 0.08        # a progressive computation draws its first partial result after this long,
+    PARTIAL_EVERY_S = 0.25        # then at most this often,
+    PARTIAL_MIN_LEFT_S = 0.1      # and not when the rest should take less than this
     KEEP_RANGE_SHARE = 0.3        # keep a y-range while the data span at least this share of it
     QUERY_NAME = ""               # name in a link (explorer=...); "" = class name without "Explorer", lower case
     LEGEND_LOC = "upper right"    # where the legend of the first axis goes (fixed: "best" costs a search per draw)
@@ -774,9 +798,10 @@ class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Ex
         if type(self).compute_steps is Explorer.compute_steps:
             raise NotImplementedError(f"{type(self).__name__} defines neither compute nor compute_steps")
         for data, _ in self.compute_steps(settings): pass
-        return data
+        return data() if callable(data) else data
     def compute_steps(self, settings: dict) -> Iterator[tuple[Any, float]]:
-        "Yield (partial result, share done) block by block, the last with share 1 (default: `compute` in one block)."
+        """Yield (partial result, share done) after each block of work, the last with share 1 (default: `compute`
+        as one block). A partial result may be a function that builds it: it is called only if it is drawn."""
         yield self.compute(settings), 1.0
     def progress_text(self, data, done: float) -> str:
         "Words for a partial result in the status line (e.g. 'depth 24 of 128')."

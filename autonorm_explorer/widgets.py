@@ -7,22 +7,25 @@ and watch rank collapse happen, at once."""
 from __future__ import annotations
 import math, threading
 from collections import OrderedDict
+from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
+import torch
 
 from matplotlib.ticker import LogLocator, NullLocator, FormatStrFormatter
 
 from .widget_core import Param, Explorer, LiveFigure, validate_config, parse_config
 from .resmlp import ResMLPConfig, sample_weights
-from .propagation import rank_profile
+from .propagation import rank_profile, block_step, sample_inputs, representation_svals
 from .paths import path_orders
 from .branch import branch_rank_sweep
-from .spectra import survival_rate, mp_threshold, mp_edges, mp_density
+from .spectra import survival_rate, mp_threshold, mp_edges, mp_density, erank_from_svals
 
 # %% auto #0
-__all__ = ['PLACEMENT', 'BRANCH', 'ACTIVATION', 'SEED', 'RANK_PRESET_BASE', 'THRESHOLD_GRID', 'beta_param', 'expansion_param',
-           'loglog_slope', 'RankExplorer', 'weight_bytes', 'rank_summary', 'ThresholdExplorer', 'PathExplorer']
+__all__ = ['PLACEMENT', 'BRANCH', 'ACTIVATION', 'SEED', 'RANK_PRESET_BASE', 'THRESHOLD_GRID', 'THRESHOLD_CHUNK', 'beta_param',
+           'expansion_param', 'loglog_slope', 'RankExplorer', 'weight_bytes', 'rank_profile_steps', 'rank_summary',
+           'ThresholdExplorer', 'PathExplorer']
 
 # %% ../nbs/41_widgets.ipynb #b536e959
 PLACEMENT = Param("placement", "placement", "choice", "pre", choices=("none", "pre", "post", "output"),
@@ -138,13 +141,59 @@ def _rank_weights(self: RankExplorer, cfg: ResMLPConfig):
     with self._cache_lock: self._weights[key] = w; self.weight_samples += 1
     return w
 
-def _rank_compute(self: RankExplorer, s: dict) -> pd.DataFrame:
-    "One `rank_profile` for settings `s` (runs on the worker thread)."
+def _rank_steps(self: RankExplorer, s: dict):
+    "The profile for settings `s` block by block (worker thread); the centered erank is not drawn, so not computed."
     cfg = ResMLPConfig(**s)
-    return rank_profile(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg),
-                        centered=False)                                       # the centered erank is not drawn
+    yield from rank_profile_steps(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg))
 
-RankExplorer.setup_axes, RankExplorer._weights_for, RankExplorer.compute = _rank_setup_axes, _rank_weights, _rank_compute
+RankExplorer.setup_axes, RankExplorer._weights_for, RankExplorer.compute_steps = _rank_setup_axes, _rank_weights, _rank_steps
+RankExplorer.progress_text = lambda self, df, done: f"depth {len(df) - 1} of {df.attrs['total_depth']}"
+
+# %% ../nbs/41_widgets.ipynb #3c1d0e02
+def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, seed: int = 0, weights=None
+                       ) -> Iterator[tuple[Callable[[], pd.DataFrame], float]]:
+    """`rank_profile(cfg, n_samples, seed=seed, weights=weights, centered=False)` block by block: after block ℓ
+    yield (a function building the profile of depths 0..ℓ, ℓ/L). One Jacobian input, uncentered spectra."""
+    cfg.validate()
+    w = sample_weights(cfg) if weights is None else weights.check_matches(cfg)
+    d, L, n = cfg.width, cfg.depth, n_samples
+    H = sample_inputs(n, d, seed)                                             # [n, d]
+    Hs = torch.empty(L + 1, n, d, dtype=torch.float64); Hs[0] = H
+    Ps = torch.empty(L + 1, 1, d, d, dtype=torch.float64)
+    P = torch.eye(d, dtype=torch.float64).expand(1, d, d) / math.sqrt(d); Ps[0] = P   # [1, d, d]
+    log_norm = torch.zeros(L + 1, dtype=torch.float64)
+    ratio = torch.full((L + 1,), float("nan"), dtype=torch.float64)
+    cols = {c: np.full(L + 1, np.nan) for c in ("jacobian_erank", "jacobian_erank_std", "jacobian_log_norm",
+                                                "representation_erank", "top_sv_share", "mean_spike",
+                                                "branch_skip_ratio", "stream_norm")}
+    have = 0                                     # depths 0..have-1 have their spectra in cols
+    def profile(upto: int) -> pd.DataFrame:
+        "The profile of depths 0..upto; spectra of the depths not yet done, in one batch (as rank_profile does)."
+        nonlocal have
+        if upto >= have:
+            Z, J = Hs[have:upto + 1], Ps[have:upto + 1]
+            sv = representation_svals(Z, centered=False); sq = sv ** 2             # [D, min(n, d)]
+            er_j = erank_from_svals(torch.linalg.svdvals(J)) / d                  # [D, 1]
+            new = dict(representation_erank=erank_from_svals(sv) / min(n, d),
+                       top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300),
+                       mean_spike=Z.mean(1).norm(dim=-1), stream_norm=Z.norm(dim=-1).mean(1),
+                       jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False),
+                       jacobian_log_norm=log_norm[have:upto + 1] + 0.5 * math.log(d),
+                       branch_skip_ratio=ratio[have:upto + 1])
+            for c, v in new.items(): cols[c][have:upto + 1] = v.numpy()
+            have = upto + 1
+        df = pd.DataFrame({"depth": np.arange(upto + 1), **{c: v[: upto + 1].copy() for c, v in cols.items()}})
+        df.attrs.update(config=dict(vars(cfg)), n_samples=n, n_jacobian_inputs=1, seed=seed, device="cpu", total_depth=L)
+        return df
+    h_norm = H.norm(dim=-1)                                                   # [n]
+    for l in range(L):
+        H, branch, P = block_step(cfg, w.up[l], None if w.down is None else w.down[l], H, P)
+        ratio[l + 1] = (branch.norm(dim=-1) / h_norm).mean()
+        h_norm = H.norm(dim=-1); Hs[l + 1] = H
+        fro = P.norm(dim=(-2, -1))                                            # [1]
+        P = P / fro[:, None, None]; Ps[l + 1] = P
+        log_norm[l + 1] = log_norm[l] + fro.log()[0]
+        yield (lambda upto=l + 1: profile(upto)), (l + 1) / L
 
 # %% ../nbs/41_widgets.ipynb #1af991da
 def _rank_lines(self: RankExplorer, df: pd.DataFrame) -> dict:
@@ -154,9 +203,13 @@ def _rank_lines(self: RankExplorer, df: pd.DataFrame) -> dict:
             "ratio": (deep.depth, deep.branch_skip_ratio), "spike": (df.depth, df.mean_spike)}
 
 def _rank_extras(self: RankExplorer, df: pd.DataFrame):
-    "Move the 1/√ℓ reference so it passes through the current ρ_1."
+    "Move the 1/√ℓ reference through the current ρ_1; depth axes span the full depth (a partial profile grows into them)."
     deep = df[df.depth >= 1]
-    self.ref_line.set_data(deep.depth, deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth))
+    if len(deep): self.ref_line.set_data(deep.depth, deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth))
+    L = max([df.attrs.get("total_depth", int(df.depth.max()))] + [h["settings"]["depth"] for h in self.held])
+    for ax in (self.axes[0], self.axes[1], self.axes[3]): ax.set_xlim(-0.05 * L, 1.05 * L)
+    hi = max(L, 2)
+    self.axes[2].set_xlim(hi ** -0.05, hi ** 1.05)                            # 5% margins, in decades
 
 def rank_summary(df: pd.DataFrame) -> dict:
     "Key numbers of a rank profile: final erank/d (Jacobian, representation), ratio slope for ℓ ≥ L/4, final spike."
@@ -228,12 +281,26 @@ def _thr_cached(self: ThresholdExplorer, key: tuple, make):
         while len(self._sweeps) > 16: self._sweeps.popitem(last=False)
     return val
 
-def _thr_compute(self: ThresholdExplorer, s: dict) -> dict:
-    "The cached sweep over THRESHOLD_GRID, the chosen point, p(σ) and the MP curves."
+THRESHOLD_CHUNK = 6   # m/d values per block of the progressive sweep
+
+def _thr_steps(self: ThresholdExplorer, s: dict):
+    "The sweep over THRESHOLD_GRID in blocks of THRESHOLD_CHUNK ratios (cached once complete), then the chosen point."
     kw = dict(width=s["width"], activation=s["activation"], trials=s["trials"], seed=s["seed"], q=s["q"])
     key = tuple(sorted(kw.items()))
-    sweep = self._cached(("grid",) + key, lambda: branch_rank_sweep(THRESHOLD_GRID, **kw))
+    with self._cache_lock: sweep = self._sweeps.get(("grid",) + key)
+    if sweep is None:                             # each m/d has its own seed: blocks give the same draws as one sweep
+        parts, n = [], len(THRESHOLD_GRID)
+        for i in range(0, n, THRESHOLD_CHUNK):
+            parts.append(branch_rank_sweep(THRESHOLD_GRID[i:i + THRESHOLD_CHUNK], **kw))
+            if i + THRESHOLD_CHUNK < n:
+                yield (lambda k=len(parts): self._thr_data(s, pd.concat(parts[:k], ignore_index=True), None)), (i + THRESHOLD_CHUNK) / n
+        sweep = pd.concat(parts, ignore_index=True); sweep.attrs.update(parts[0].attrs)
+        sweep = self._cached(("grid",) + key, lambda: sweep)
     point = self._cached(("point", s["expansion"]) + key, lambda: branch_rank_sweep([s["expansion"]], **kw))
+    yield self._thr_data(s, sweep, point), 1.0
+
+def _thr_data(self: ThresholdExplorer, s: dict, sweep: pd.DataFrame, point: pd.DataFrame | None) -> dict:
+    "What is drawn: the sweep (maybe partial), the chosen point, p(σ) and the MP curves."
     p = survival_rate(s["activation"], s["q"])
     lam = 1.0 / (p * THRESHOLD_GRID)                                            # d/|S| with |S| ≈ p·m
     cond = np.array([math.sqrt(mp_edges(l)[0] / mp_edges(l)[1]) if l < 1 else 0.0 for l in lam])
@@ -243,7 +310,9 @@ def _thr_compute(self: ThresholdExplorer, s: dict) -> dict:
     return dict(sweep=sweep, point=point, p=p, threshold=1.0 / p, expansion=s["expansion"], activation=s["activation"],
                 q=s["q"], mp_cond=cond, mp_x=x, mp_y=mp_density(x, lam_now))
 
-ThresholdExplorer.setup_axes, ThresholdExplorer._cached, ThresholdExplorer.compute = _thr_setup_axes, _thr_cached, _thr_compute
+ThresholdExplorer.setup_axes, ThresholdExplorer._cached = _thr_setup_axes, _thr_cached
+ThresholdExplorer.compute_steps, ThresholdExplorer._thr_data = _thr_steps, _thr_data
+ThresholdExplorer.progress_text = lambda self, d, done: f"m/d up to {d['sweep'].expansion.max():g}"
 
 # %% ../nbs/41_widgets.ipynb #f314bde2
 def _thr_lines(self: ThresholdExplorer, d: dict) -> dict:
@@ -286,8 +355,10 @@ class PathExplorer(Explorer):
     PRESETS = {
         "Ensemble regime (small β)": ("With β = 0.25 almost all the weight sits on paths through 0–2 branches: "
                                       "the net behaves like an ensemble of shallow paths.", dict(beta=0.25, placement="none")),
-        "Deep paths (no norm, β = 1)": ("Without a norm and β = 1 the orders follow Binomial(L, 1/2)-like mass "
-                                        "centered near L/3: long paths matter.", dict(beta=1.0, placement="none")),
+        "Deep paths (no norm, β = 1)": ("Without a norm and β = 1 the orders follow Binomial(L, q) with q ≈ 1/3 "
+                                        "(a ReLU branch carries β²/2 of the skip's Jacobian energy, so q = 1/(1 + 2)): "
+                                        "the mass is centred near L/3, and long paths matter.",
+                                        dict(beta=1.0, placement="none")),
         "Pre-Norm shortens paths": ("Pre-Norm divides the branch by a growing stream: the mean order drops far "
                                     "below the no-norm value at the same β.", dict(beta=1.0, placement="pre")),
     }
