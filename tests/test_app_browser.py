@@ -153,7 +153,7 @@ def test_app_links_drag_and_download(app):
                 err.wait_for(timeout=180_000)
                 text = err.inner_text()
                 assert "sideways" in text and "post" in text and "allowed" in text, text
-                _wait_ready(page, ".rankexplorer")
+                page.locator(".rankexplorer").first.wait_for(timeout=180_000)     # at its defaults (drawn or not)
                 assert _active_placement(page.locator(".rankexplorer").first) == "pre"
                 assert "Traceback" not in page.content()
                 page.screenshot(path=ARTIFACTS / "app_4_bad_link.png")
