@@ -4,15 +4,18 @@
 #   make lab     JupyterLab on the notebooks
 #   make export  nbdev-export + nbdev-clean (after editing notebooks)
 #   make bench   run every benchmark in benchmarks/ (ratios measured side by side)
+#   make docs    set up, then build the static site into site/ from executed notebooks (reuses make demo)
+#   make app     set up, then serve the explorers as a web app (Voila) on 127.0.0.1:8866 (PORT=... to change)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PY      := .venv/bin/python
 VENV    := .venv/bin
 STAMP   := .make
 KERNEL  := autonorm-explorer
+PORT    ?= 8866
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: FORCE setup demo test lab export lock sysdeps data clean-venv bench
+.PHONY: FORCE setup demo test lab export lock sysdeps data clean-venv bench docs app
 
 setup: $(STAMP)/installed $(STAMP)/kernel data sysdeps
 
@@ -53,6 +56,12 @@ demo: setup
 
 test: setup
 	@scripts/run_tests.sh
+
+docs: setup
+	$(VENV)/autonorm-docs --out site
+
+app: setup
+	$(VENV)/autonorm-app --port $(PORT)
 
 lab: setup
 	$(VENV)/jupyter lab --notebook-dir=nbs

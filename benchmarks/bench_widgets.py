@@ -1,78 +1,161 @@
-"""Latency of the RankExplorer: time from a control change to the figure updated (not a timed test).
+"""Latency of the RankExplorer: time from a control change to the figure delivered (not a timed test).
 
-For each size (d, L) with n = 128 inputs: move β through distinct values like a drag, then flip the placement,
-and record, for every change, the wall time from `control.value = ...` to the new figure drawn (the worker
-computed it, rendered the PNG and put it in the Image widget). In the same run we time the bare `rank_profile`
-call (the floor the explorer cannot beat; main thread, before any explorer exists, because two threads running
-torch at once compete for the same 2 cores) and the fast-path render alone, and print ratios: latency/compute
-is the explorer's own overhead over the computation it runs; the process CPU time per change is
-printed too (on a loaded machine wall time includes waiting for a core, CPU time does not).
+At the defaults (d=128, L=32, n=128 inputs) a fixed, mixed sequence of changes is applied the way the front end
+applies them (`control.value = ...`): β drags (distinct values), placement, branch and activation switches
+(some of them back to a view seen before). For every change we record the wall time until the new figure is
+delivered (computed, rendered as PNG, put in the Image widget), and its split: compute, draw (all renders of
+that request) and overhead (the rest: queueing, thread hand-over, the readout). In the same run we time the
+bare computation at the defaults (`rank_profile` alone, the floor an explorer cannot beat without a cache).
 
-    .venv/bin/python benchmarks/bench_widgets.py            # all sizes
-    .venv/bin/python benchmarks/bench_widgets.py --quick    # d=128/L=32 only
+At d=256/L=64 and d=512/L=128 we time β changes (weights already sampled): the time to the first paint (the
+first render of that request: partial curves) and to completion.
+
+Before/after: `--before PATH` names a tree with an older `autonorm_explorer` package (e.g. one extracted with
+`git archive main autonorm_explorer | tar -x -C /tmp/main`); each measurement then runs for both trees in
+fresh subprocesses, alternating, pinned to the same single core, and the table puts them side by side.
+
+    .venv/bin/python benchmarks/bench_widgets.py                       # this tree only
+    .venv/bin/python benchmarks/bench_widgets.py --before /tmp/main    # before/after, same run
+    .venv/bin/python benchmarks/bench_widgets.py --quick               # defaults only
 """
-import argparse, statistics, time
+import argparse, json, os, statistics, subprocess, sys, time
+from pathlib import Path
 
 import numpy as np
 
-from autonorm_explorer.widgets import RankExplorer
-from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
-from autonorm_explorer.propagation import rank_profile
-
-SIZES = [(128, 32, 9), (256, 64, 5), (512, 128, 3)]   # (d, L, changes per kind)
+ROOT = Path(__file__).resolve().parents[1]
+LARGE = [(256, 64), (512, 128)]
 
 
-def bare_rank_profile_ms(width: int, depth: int, reps: int) -> float:
-    "The floor: `rank_profile` alone with sampled weights, in this process's main thread, before any explorer exists."
+def mixed_changes() -> list[tuple[str, object]]:
+    "The fixed sequence at the defaults: β drags, then placement/branch/activation switches mixed with more drags."
+    drag = lambda a, b, k: [("beta", float(v)) for v in np.geomspace(a, b, k)]
+    return (drag(0.7, 1.4, 5) + [("placement", "post")] + drag(1.3, 0.8, 4) + [("branch", "single"),
+            ("activation", "gelu"), ("placement", "pre")] + drag(0.9, 1.2, 4) + [("branch", "two"),
+            ("activation", "relu"), ("placement", "post"), ("placement", "pre"), ("activation", "tanh"),
+            ("activation", "relu")] + drag(1.25, 0.75, 4))
+
+
+def pin_one_core():
+    "Run on one core (the lowest this process may use): the targets are for one core."
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    import torch
+    torch.set_num_threads(1)
+
+
+def render_log(ex) -> list:
+    "Record the time of every render of the explorer's figure (wraps LiveFigure.render)."
+    log, orig = [], ex.live.render
+    def render(*a, **kw):
+        out = orig(*a, **kw); log.append(time.perf_counter()); return out
+    ex.live.render = render
+    return log
+
+
+def bare_ms(width: int, depth: int, reps: int = 7) -> float:
+    "The floor: `rank_profile` alone at (width, depth), weights already sampled, main thread, no explorer."
+    from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
+    from autonorm_explorer.propagation import rank_profile
     cfg = ResMLPConfig(width=width, depth=depth); w = sample_weights(cfg)
-    rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w, centered=False)            # warm-up
+    rank_profile(cfg, n_samples=128, weights=w, centered=False)
     ts = []
     for _ in range(reps):
-        t = time.perf_counter(); rank_profile(cfg, n_samples=RankExplorer.N_SAMPLES, weights=w, centered=False); ts.append(1e3 * (time.perf_counter() - t))
+        t = time.perf_counter(); rank_profile(cfg, n_samples=128, weights=w, centered=False)
+        ts.append(1e3 * (time.perf_counter() - t))
     return statistics.median(ts)
 
 
-def bench(width: int, depth: int, reps: int, bare_ms: float) -> dict:
-    ex = RankExplorer(width=width, depth=depth)
-    assert ex.wait(600), ex.error
-    latency, cpu, compute, draw, render, kinds = [], [], [], [], [], []
-    betas = np.geomspace(0.6, 1.6, reps)
-    changes = [("beta", float(b)) for b in betas] + [("placement", p) for p in (["post", "pre"] * reps)[:reps]]
-    for key, value in changes:
-        t0, c0 = time.perf_counter(), time.process_time()
+def child_defaults() -> dict:
+    "Mixed sequence at d=128, L=32: latency per change and its split."
+    from autonorm_explorer.widgets import RankExplorer
+    floor = bare_ms(128, 32)
+    ex = RankExplorer(width=128, depth=32); assert ex.wait(600), ex.error
+    rows = []
+    for key, value in mixed_changes():
+        t0 = time.perf_counter()
         ex.controls[key].value = value
         assert ex.wait(600), ex.error
-        latency.append(1e3 * (time.perf_counter() - t0)); cpu.append(1e3 * (time.process_time() - c0)); kinds.append(key)
-        compute.append(ex.last_timing["compute_ms"]); draw.append(ex.last_timing["draw_ms"])
-        t2 = time.perf_counter(); ex.live.render(); render.append(1e3 * (time.perf_counter() - t2))   # fast path alone
-    med = statistics.median
-    ex.close()                    # end its worker thread before the next size is measured
-    beta_lat = [t for t, k in zip(latency, kinds) if k == "beta"]
-    place_lat = [t for t, k in zip(latency, kinds) if k == "placement"]
-    return dict(cpu_ms=med(cpu), beta_latency_ms=med(beta_lat), placement_latency_ms=med(place_lat), full_draws=ex.live.full_draws - 1,
-                width=width, depth=depth, n=ex.N_SAMPLES, changes=len(changes), latency_ms=med(latency),
-                latency_min_ms=min(latency), compute_ms=med(compute), draw_ms=med(draw), bare_rank_profile_ms=bare_ms,
-                render_only_ms=med(render), overhead_ratio=med(latency) / med(compute), bare_ratio=med(latency) / bare_ms, weight_samples=ex.weight_samples)
+        lat = 1e3 * (time.perf_counter() - t0)
+        tm = ex.last_timing
+        rows.append(dict(key=key, latency=lat, compute=tm["compute_ms"], draw=tm["draw_ms"],
+                         overhead=lat - tm["compute_ms"] - tm["draw_ms"]))
+    full = ex.live.full_draws
+    ex.close()
+    return dict(rows=rows, bare=floor, full_draws=full)
+
+
+def child_large(width: int, depth: int, changes: int) -> dict:
+    "β changes at (width, depth), weights reused: time to the first render of the request and to completion."
+    from autonorm_explorer.widgets import RankExplorer
+    t0 = time.perf_counter()
+    ex = RankExplorer(width=width, depth=depth); assert ex.wait(900), ex.error
+    build = time.perf_counter() - t0
+    log = render_log(ex)
+    first, done = [], []
+    for b in np.geomspace(0.8, 1.25, changes):
+        n0 = len(log); t0 = time.perf_counter()
+        ex.controls["beta"].value = float(b)
+        assert ex.wait(900), ex.error
+        done.append(1e3 * (time.perf_counter() - t0)); first.append(1e3 * (log[n0] - t0))
+    ex.close()
+    return dict(first=statistics.median(first), done=statistics.median(done), build_s=build,
+                renders_per_change=(len(log)) / changes)
+
+
+def run_child(tree: Path, what: list) -> dict:
+    "Run one measurement in a fresh interpreter that imports the package from `tree`."
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(what)], env=env, capture_output=True,
+                         text=True, timeout=1800)
+    if out.returncode != 0: raise RuntimeError(f"benchmark child for {tree} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def summarize(d: dict) -> dict:
+    rows = d["rows"]; lat = [r["latency"] for r in rows]
+    med = lambda k: statistics.median(r[k] for r in rows)
+    return dict(median=statistics.median(lat), p90=float(np.percentile(lat, 90)), compute=med("compute"),
+                draw=med("draw"), overhead=med("overhead"), bare=d["bare"], ratio=statistics.median(lat) / d["bare"],
+                beta=statistics.median(r["latency"] for r in rows if r["key"] == "beta"),
+                switch=statistics.median(r["latency"] for r in rows if r["key"] != "beta"),
+                full_draws=d["full_draws"], changes=len(rows))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="only d=128, L=32")
+    ap.add_argument("--before", type=Path, help="a tree holding the older autonorm_explorer package to compare")
+    ap.add_argument("--quick", action="store_true", help="only the defaults (d=128, L=32)")
+    ap.add_argument("--large-changes", type=int, default=2, help="β changes timed at each large size")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    print("RankExplorer: control change -> figure updated (median over the changes; n = 128 inputs)")
-    print(f"{'d':>4} {'L':>4} {'changes':>7} {'latency':>9} {'CPU time':>9} {'β moves':>8} {'placement':>9} {'min':>7} {'compute':>8} "
-          f"{'draw':>6} {'full draws':>10} {'bare rank_profile':>17} {'render alone':>12} {'latency/compute':>15} {'latency/bare':>12} {'weights sampled':>15}")
-    sizes = SIZES[:1] if args.quick else SIZES
-    bare = {(w, d): bare_rank_profile_ms(w, d, r) for w, d, r in sizes}       # before any worker thread exists
-    for width, depth, reps in sizes:
-        r = bench(width, depth, reps, bare[width, depth])
-        print(f"{r['width']:>4} {r['depth']:>4} {r['changes']:>7} {r['latency_ms']:>7.0f}ms {r['cpu_ms']:>7.0f}ms "
-              f"{r['beta_latency_ms']:>6.0f}ms "
-              f"{r['placement_latency_ms']:>7.0f}ms {r['latency_min_ms']:>5.0f}ms "
-              f"{r['compute_ms']:>6.0f}ms {r['draw_ms']:>4.0f}ms {r['full_draws']:>10} {r['bare_rank_profile_ms']:>15.0f}ms "
-              f"{r['render_only_ms']:>10.0f}ms {r['overhead_ratio']:>15.2f} {r['bare_ratio']:>12.2f} {r['weight_samples']:>15}", flush=True)
-    print("target: latency <= 150 ms at d=128, L=32 (issue 4). CPU time = process CPU seconds per change (all threads;"
-          "\nless sensitive to other jobs on a shared machine). weights sampled = 1: every change reused them.")
+    if args.child:
+        pin_one_core(); what = json.loads(args.child)
+        res = child_defaults() if what[0] == "defaults" else child_large(*what[1:])
+        print(json.dumps(res)); return
+    trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
+    print("RankExplorer latency, one core, n = 128 inputs; each cell measured in a fresh process per tree")
+    res = {name: summarize(run_child(tree, ["defaults"])) for name, tree in trees}
+    print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes "
+          f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
+    cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
+            ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
+            ("ratio", "median/bare")]
+    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'full draws':>12}")
+    for name, _ in trees:
+        r = res[name]
+        print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
+              + f"{r['full_draws']:>12}")
+    print("target: median <= 100 ms, p90 <= 150 ms")
+    if args.quick: return
+    print(f"\nLarge sizes, β changes (weights already sampled), median of {args.large_changes}:")
+    print(f"{'':8}{'d':>5}{'L':>5}{'first paint':>14}{'complete':>12}{'renders/change':>16}{'build':>9}")
+    for width, depth in LARGE:
+        for name, tree in trees:
+            r = run_child(tree, ["large", width, depth, args.large_changes])
+            print(f"{name:8}{width:>5}{depth:>5}{r['first']:>12.0f}ms{r['done']:>10.0f}ms"
+                  f"{r['renders_per_change']:>16.1f}{r['build_s']:>8.1f}s", flush=True)
+    print("target: first partial curves within 150 ms at any size. build = explorer created until first figure"
+          "\n(includes sampling the weights). The load on the machine shifts all rows; compare within a size.")
 
 
 if __name__ == "__main__":

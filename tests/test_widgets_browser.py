@@ -1,7 +1,8 @@
 """Real-browser test of the explorers: JupyterLab on 127.0.0.1 driven by Debian chromium through Playwright.
 
 A person's path: open nbs/explorers.ipynb, run it, drag the β slider, click "post", and see the figure
-and the readout change, with no error in the browser console. Screenshots go to tests/artifacts/
+and the readout change; hover the Jacobian curve and read its value under the cursor, click to pin it;
+the "link to this view" names the settings; no error in the browser console. Screenshots go to tests/artifacts/
 (gitignored). Skipped only when chromium (or playwright) is missing AND CI is not "true"; under
 CI=true a missing browser is a failure. Never runs `playwright install` (no browser downloads here).
 """
@@ -102,6 +103,30 @@ def _final_jacobian(readout: str) -> float:
     return float(re.search(r"Jacobian erank/d at L: ([0-9.]+)", readout).group(1))
 
 
+def _hover_and_pin(page, explorer, img):
+    """Walk down the Jacobian panel clicking until a click pins a readout (a click on a curve pins it), then
+    hover that spot and read the value under the cursor. Each event goes through the kernel, so wait for it."""
+    box = img.bounding_box()
+    x = box["x"] + 0.30 * box["width"]                           # inside the top-left panel (Jacobian erank/d)
+    ys = [box["y"] + box["height"] * (0.08 + 0.38 * i / 80) for i in range(81)]
+    pins, hover = explorer.locator(".explorer-pins"), explorer.locator(".explorer-hover")
+    tried = []
+    for y in ys:
+        page.mouse.click(x, y); tried.append(y)
+        page.wait_for_timeout(120)
+        if "pinned:" in pins.inner_text(): break
+    pins.filter(has_text="pinned: depth ℓ = ").wait_for(timeout=60_000)
+    pinned = pins.inner_text()
+    assert re.search(r"pinned: depth ℓ = \d+ · Jacobian erank/d = [0-9.]+ \((current|held 1)", pinned), pinned
+    for y in reversed(tried[-8:]):                               # the click that pinned was one of the last
+        page.mouse.move(x, y)
+        try: hover.filter(has_text="Jacobian erank/d").wait_for(timeout=4_000); break
+        except Exception: continue
+    text = hover.inner_text()
+    assert re.search(r"under the cursor: depth ℓ = \d+ · Jacobian erank/d = [0-9.]+ \((current|held 1)", text), text
+    page.screenshot(path=ARTIFACTS / "explorer_5_hover_and_pin.png")
+
+
 def test_rank_explorer_in_chromium(lab):
     from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -163,6 +188,9 @@ def test_rank_explorer_in_chromium(lab):
                 assert _final_jacobian(third) < _final_jacobian(second), (second, third)
                 cfg = explorer.locator(".explorer-config textarea").first.input_value()
                 assert '"placement": "post"' in cfg and '"held"' in cfg, cfg
+                href = explorer.locator(".explorer-link a").first.get_attribute("href")
+                assert href.startswith("?explorer=rank&") and "placement=post" in href, href
+                _hover_and_pin(page, explorer, img)
                 for name, needle in [("thresholdexplorer", "1/p(relu"), ("pathexplorer", "mean order")]:
                     other = page.locator(f".{name}").first
                     other.scroll_into_view_if_needed()

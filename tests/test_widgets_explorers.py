@@ -159,3 +159,59 @@ def test_export_writes_png_csv_json_and_says_where(tmp_path, capsys):
     again = RankExplorer.from_config(cfg); assert again.wait(120)
     np.testing.assert_array_equal(drawn(again, "jacobian"), tab[tab.curve == "current"].jacobian_erank.to_numpy())
     assert str(out) in capsys.readouterr().out and str(out) in ex.status_html.value
+
+
+@pytest.mark.parametrize("cls,changes,expected", [
+    (RankExplorer, dict(placement="post", beta=0.5, width=16, depth=8),
+     "explorer=rank&beta=0.5&placement=post&depth=8&width=16"),
+    (ThresholdExplorer, dict(activation="gelu", q=0.3, width=16, trials=2),
+     "explorer=threshold&activation=gelu&q=0.3&width=16&trials=2"),
+    (PathExplorer, dict(beta=1 / 3, depth=6, width=8, method="probe", seed=7),
+     "explorer=path&beta=0.3333333333333333&depth=6&width=8&method=probe&seed=7"),
+])
+def test_to_query_from_query_round_trip(cls, changes, expected):
+    "The link query names the explorer and the changed settings; reading it back gives the same view, bit for bit."
+    ex = cls(**changes); assert ex.wait(300), ex.error
+    assert ex.to_query() == expected
+    again = cls.from_query(ex.to_query()); assert again.wait(300), again.error
+    assert again.settings == ex.settings and again.to_query() == expected
+    for key in ex.LINES:
+        np.testing.assert_array_equal(drawn(again, key), drawn(ex, key))
+    from autonorm_explorer.widget_core import Explorer
+    assert type(Explorer.from_query("https://example.org/x?" + expected, background=False)) is cls
+    assert f"href='?{expected.replace('&', '&amp;')}'" in ex.link_html.value
+    ex.set_link_base("https://example.org/app")
+    assert ex.link() == "https://example.org/app?" + expected
+    for e in (ex, again): e.close()
+
+
+def test_from_query_preset_and_overrides():
+    ex = RankExplorer.from_query("explorer=rank&preset=Post-Norm%20collapse&width=16&depth=8", background=False)
+    assert ex.settings["placement"] == "post" and (ex.settings["width"], ex.settings["depth"]) == (16, 8)
+    assert "Post-Norm collapse" in ex.preset_note.value
+    ex.close()
+
+
+@pytest.mark.parametrize("qs,needles", [
+    ("explorer=rank&width=1024", ["width='1024' in the link", "an integer in [8, 512]"]),
+    ("explorer=rank&depth=12.5", ["depth='12.5'", "an integer in [1, 256]"]),
+    ("explorer=rank&beta=big", ["beta='big'", "a number in [0.01, 10]"]),
+    ("explorer=rank&beta=nan", ["beta='nan'", "a number in [0.01, 10]"]),
+    ("explorer=rank&placement=sandwich", ["placement='sandwich'", "'none', 'pre', 'post', 'output'"]),
+    ("explorer=rank&projection=yes", ["projection='yes'", "true or false"]),
+    ("explorer=rank&colour=red", ["link key='colour'", "'beta'", "'preset'"]),
+    ("explorer=path", ["explorer='path'", "'rank'"]),
+    ("explorer=rank&beta=1&beta=2", ["link key='beta' appears 2 times"]),
+    ("explorer=rank&preset=Nope", ["preset='Nope'", "'Post-Norm collapse'"]),
+])
+def test_bad_query_names_key_value_and_allowed(qs, needles):
+    with pytest.raises(ValueError) as e:
+        RankExplorer.from_query(qs)
+    for needle in needles: assert needle in str(e.value), (needle, str(e.value))
+
+
+def test_explorer_from_query_dispatch_names_the_known_explorers():
+    from autonorm_explorer.widget_core import Explorer
+    with pytest.raises(ValueError) as e:
+        Explorer.from_query("explorer=ranks")
+    assert "explorer='ranks'" in str(e.value) and "'rank'" in str(e.value) and "'threshold'" in str(e.value)

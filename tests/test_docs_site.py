@@ -1,0 +1,146 @@
+"""The static site (make docs): built offline from a small set of executed notebooks, every course
+page present with its figures and no error output, the library reference, launch links, and the
+kernel-free figures driven in headless Chromium (no console error; moving a control changes the plot).
+
+The build runs the landing notebook, the course and the explorers notebook with papermill at their
+test sizes (IN_TEST=1) and the movable figures on their small grid; the tutorials and the report are
+left out (make docs adds them, reusing make demo). Screenshots go to tests/artifacts/ (gitignored).
+Skipped only when chromium or playwright is missing and CI is not "true".
+"""
+import json, os, re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = Path(os.environ.get("AUTONORM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    "A site built from the landing notebook, every course notebook and the explorers notebook."
+    from autonorm_explorer.docsite import build_site, site_sections
+    tmp = tmp_path_factory.mktemp("docs")
+    sections = site_sections(ROOT / "nbs")
+    small = dict(course=sections["course"], explorers=sections["explorers"], tutorials=[], reproduction=[])
+    summary = build_site(out=tmp / "site", nbs=ROOT / "nbs", demo=tmp / "no-demo", build=tmp / "build",
+                         pyproject=ROOT / "pyproject.toml", sections=small, figures="small", quick=True)
+    executed = {rel: nbformat.read(tmp / "build" / "executed" / rel, as_version=4)
+                for rel in ["index.ipynb", *small["course"], *small["explorers"]]}
+    return dict(summary=summary, out=tmp / "site", executed=executed, sections=small)
+
+
+def _article(page: str) -> str:
+    "The main content of a rendered page (without the theme's navigation)."
+    m = re.search(r'<article class="bd-article".*?</article>', page, re.S)
+    assert m, "no article element in the page"
+    return m.group(0)
+
+
+def _figures_in(nb) -> int:
+    "How many figures an executed notebook shows: image outputs, and explorer snapshots taken from widget state."
+    n = 0
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            data = o.get("data", {})
+            n += any(k.startswith("image/") for k in data) or "application/vnd.jupyter.widget-view+json" in data
+    return n
+
+
+def test_every_page_exists_with_its_figures_and_no_error(site):
+    out = site["out"]
+    for rel, nb in site["executed"].items():
+        page = out / rel.replace(".ipynb", ".html")
+        assert page.exists(), f"{rel}: no page {page}"
+        article = _article(page.read_text())
+        assert "Traceback (most recent call last)" not in article and "output traceback" not in article, rel
+        assert 'class="output error' not in article and "cell_output stderr" not in article, rel
+        want = _figures_in(nb)
+        got = len(re.findall(r"<img\b", article))
+        assert got >= want, f"{rel}: {got} figures on the page, {want} in the executed notebook"
+    explorers = _article((out / "explorers.html").read_text())
+    assert explorers.count("data:image/png;base64,") >= 3, "the explorers page lacks its three static snapshots"
+    assert "A static snapshot of the live explorer" in explorers
+
+
+def test_navigation_search_launch_links_and_reference(site):
+    out, index = site["out"], (site["out"] / "index.html").read_text()
+    for rel in [*site["sections"]["course"], *site["sections"]["explorers"], "figures.ipynb", "api/widgets.ipynb"]:
+        assert f'href="{rel.replace(".ipynb", ".html")}' in index, f"the navigation does not link {rel}"
+    assert (out / "search.html").exists() and (out / "searchindex.js").exists()
+    explorers = (out / "explorers.html").read_text()
+    assert "https://mybinder.org/v2/gh/autonorm/autonorm_explorer/main" in explorers, "no Binder launch link"
+    assert "colab.research.google.com/github/autonorm/autonorm_explorer/blob/main/nbs/explorers.ipynb" in explorers
+    widgets = _article((out / "api" / "widgets.html").read_text())
+    assert "RankExplorer" in widgets and "beta_param" in widgets and "nbs/41_widgets.ipynb" in widgets
+    resmlp = _article((out / "api" / "resmlp.html").read_text())
+    assert "branch scale, multiplies the branch" in resmlp, "a documented parameter of ResMLPConfig is missing"
+    assert "autonorm.github.io" not in index + explorers, "a link to the documentation host nothing builds"
+
+
+def _need_browser():
+    if CHROMIUM.exists():
+        try:
+            import playwright.sync_api  # noqa: F401
+            return
+        except ImportError: why = "Python playwright is not installed"
+    else: why = f"{CHROMIUM} is missing (Debian package chromium)"
+    if os.environ.get("CI") == "true": pytest.fail(f"CI=true but {why}")
+    pytest.skip(why)
+
+
+@pytest.mark.browser
+def test_kernel_free_figures_in_chromium(site):
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    figures = sorted((site["out"] / "figures").glob("*.html"))
+    assert [f.name for f in figures] == ["gate.html", "jacobian.html", "threshold.html"], figures
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            for fig in figures:
+                page = browser.new_page(viewport={"width": 1000, "height": 760})
+                errors, requests = [], []
+                page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.on("request", lambda r: not r.url.startswith(("file:", "data:")) and requests.append(r.url))
+                page.goto(fig.as_uri())
+                page.wait_for_function("() => window.sliderFigure !== undefined")
+                points = lambda: page.evaluate(
+                    "() => [...document.querySelectorAll('polyline')].map(p => p.getAttribute('points'))")
+                before, readout0 = points(), page.inner_text("#readout")
+                assert before[0] and len(before[0].split()) > 2, (fig.name, before[:1])
+                slider = page.locator("input[type=range]").first
+                slider.focus()
+                page.keyboard.press("ArrowRight")                 # like a person: the keyboard moves the slider
+                if points() == before: page.keyboard.press("ArrowLeft"); page.keyboard.press("ArrowLeft")
+                after = points()
+                assert after != before, f"{fig.name}: moving the slider did not change the plotted data"
+                assert page.inner_text("#readout") != readout0, f"{fig.name}: the readout did not follow the slider"
+                select = page.locator("select").first
+                options = select.locator("option").count()
+                select.select_option(index=(int(select.input_value()) + 1) % options)
+                assert points() != after, f"{fig.name}: choosing another option did not change the plotted data"
+                page.screenshot(path=ARTIFACTS / f"site_figure_{fig.stem}.png", full_page=True)
+                assert not errors, f"{fig.name}: console errors {errors}"
+                assert not requests, f"{fig.name}: the page fetched {requests} (it must be self-contained)"
+                page.close()
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto((site["out"] / "explorers.html").as_uri())
+            page.locator("article img").first.scroll_into_view_if_needed()
+            page.screenshot(path=ARTIFACTS / "site_explorers_snapshot.png", full_page=False)
+            page.goto((site["out"] / "figures.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_figures_page.png", full_page=False)
+            page.goto((site["out"] / "api" / "widgets.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
+            page.goto((site["out"] / "index.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)
+        finally:
+            browser.close()

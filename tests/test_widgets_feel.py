@@ -1,0 +1,161 @@
+"""Headless tests of how the explorers feel: readouts under the cursor (pixel -> data), hover and pin, progress
+and cancel of a long computation (a newer change stops it within one block; stale results are never drawn),
+and a clean interpreter exit with live explorers (subprocesses: script end, sys.exit, uncaught exception)."""
+import io, os, subprocess, sys, textwrap, threading, time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from autonorm_explorer.widgets import RankExplorer
+from autonorm_explorer.resmlp import ResMLPConfig
+from autonorm_explorer.propagation import rank_profile
+from autonorm_explorer.widget_core import HOVER_HINT
+
+ROOT = Path(__file__).resolve().parents[1]
+BLUE = np.array([31, 119, 180])                 # matplotlib's tab:blue, the current curves
+
+
+def expected_pixel(ex, axis: int, x: float, y: float) -> tuple[float, float]:
+    "Image pixel (origin top left) of data (x, y), from the axes' position and limits alone (no transforms)."
+    ax = ex.axes[axis]; W, H = ex.fig.bbox.width, ex.fig.bbox.height
+    pos = ax.get_position()                      # figure fractions
+    f = (lambda v: np.log10(v)) if ax.get_xscale() == "log" else float
+    g = (lambda v: np.log10(v)) if ax.get_yscale() == "log" else float
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    fx = (f(x) - f(x0)) / (f(x1) - f(x0)); fy = (g(y) - g(y0)) / (g(y1) - g(y0))
+    return (pos.x0 + fx * pos.width) * W, H - (pos.y0 + fy * pos.height) * H
+
+
+@pytest.fixture(scope="module")
+def rank():
+    ex = RankExplorer(width=16, depth=8, background=False)
+    yield ex
+    ex.close()
+
+
+@pytest.mark.parametrize("axis,x,y", [(0, 3.0, 0.5), (1, 7.5, 0.9), (3, 2.0, None), (2, 4.0, None)])
+def test_pixel_to_data_inverts_the_axes_position_and_limits(rank, axis, x, y):
+    ax = rank.axes[axis]
+    if y is None: y = float(np.sqrt(np.prod(ax.get_ylim()))) if ax.get_yscale() == "log" else float(np.mean(ax.get_ylim()))
+    px, py = expected_pixel(rank, axis, x, y)
+    got = rank.pixel_to_data(px, py)
+    assert got[0] == axis
+    np.testing.assert_allclose(got[1:], (x, y), rtol=1e-9)
+    assert rank.pixel_to_data(2, 2) is None      # the figure's corner is outside every axes
+
+
+def test_pick_finds_the_drawn_point_under_the_cursor(rank):
+    "A curve point is found at the pixel where the PNG shows the blue curve, with the plotted values."
+    df = rank.data
+    for axis, key, col, depth in [(0, "jacobian", "jacobian_erank", 4), (1, "representation", "representation_erank", 6),
+                                  (3, "spike", "mean_spike", 5)]:
+        y = float(df[col][depth])
+        px, py = expected_pixel(rank, axis, depth, y)
+        png = np.asarray(Image.open(io.BytesIO(rank.live.png)).convert("RGB")).astype(int)
+        patch = png[int(py) - 2:int(py) + 3, int(px) - 2:int(px) + 3]
+        assert (np.abs(patch - BLUE).sum(-1) < 60).any(), f"no blue pixel of {key} near ({px:.0f}, {py:.0f})"
+        p = rank.pick(px + 3, py - 2)            # a few pixels off, as a hand would be
+        assert p["axis"] == axis and p["curve"] == "current" and p["label"] == rank.LINES[key][1]
+        assert p["x"] == depth and p["y"] == y
+        assert p["xlabel"] == "depth ℓ"
+
+
+def test_hover_shows_the_value_and_click_pins_it_held_curves_named(rank):
+    rank.apply(placement="pre"); rank.hold(); rank.apply(placement="post")
+    held_y = float(rank.held[0]["data"].jacobian_erank[6])
+    px, py = expected_pixel(rank, 0, 6, held_y)
+    cur = rank.pick(px, py)
+    if abs(float(rank.data.jacobian_erank[6]) - held_y) > 0.05:   # the held curve is the nearest there
+        assert cur["curve"].startswith("held 1: pre-norm") and cur["y"] == held_y
+    rank._on_mouse({"type": "mousemove", "dataX": px, "dataY": py})
+    assert "under the cursor: depth ℓ = 6" in rank.hover_html.value and f"{cur['y']:.4g}" in rank.hover_html.value
+    assert rank.hover_markers[0].get_visible() and rank.hover_markers[0].get_xdata()[0] == 6
+    rank._on_mouse({"type": "click", "dataX": px, "dataY": py})
+    assert len(rank.pins) == 1 and "pinned: depth ℓ = 6" in rank.pins_html.value
+    assert list(rank.pin_markers[0].get_ydata()) == [cur["y"]]
+    rank._on_mouse({"type": "click", "dataX": px, "dataY": py})      # the same point again: unpinned
+    assert rank.pins == [] and rank.pins_html.value == ""
+    rank._on_mouse({"type": "mousemove", "dataX": 1, "dataY": 1})    # nothing there
+    assert rank.hover_html.value == HOVER_HINT and not rank.hover_markers[0].get_visible()
+    rank._on_mouse({"type": "click", "dataX": px, "dataY": py}); rank.clear_pins()
+    assert rank.pins == [] and not rank.pin_markers[0].get_visible()
+    rank.clear_held()
+
+
+class Blocks(RankExplorer):
+    "RankExplorer whose blocks take at least 20 ms each, with a log of the blocks started and of what was drawn."
+    def __init__(self, **kw):
+        self.block_log, self.drawn_betas, self.lock = [], [], threading.Lock()
+        super().__init__(**kw)
+
+    def compute_steps(self, s):
+        for i, (make, done) in enumerate(super().compute_steps(s)):
+            yield make, done
+            with self.lock: self.block_log.append((s["beta"], i + 1, self.generation))
+            time.sleep(0.02)
+
+    def draw_extras(self, df):
+        self.drawn_betas.append((df.attrs["config"]["beta"], len(df) - 1))
+        super().draw_extras(df)
+
+
+def test_progress_then_a_newer_change_cancels_within_one_block_and_stale_is_never_drawn():
+    ex = Blocks(width=16, depth=40, beta=0.5)
+    t0 = time.time()
+    while ex.partial_draws < 2 and time.time() - t0 < 60: time.sleep(0.01)
+    assert ex.partial_draws >= 2, "no partial curves were drawn while a 60-block profile ran"
+    assert 0 < ex.progress.value < 1 and "depth" in ex.status_html.value and "of 40" in ex.status_html.value
+    partial = [n for b, n in ex.drawn_betas if b == 0.5]
+    assert partial and 0 < min(partial) < 40                             # curves grew before the end
+    with ex.lock: gen_a = ex.generation; ex.controls["beta"].value = 0.7   # the newer change (takes the lock too)
+    assert ex.wait(120), ex.error
+    after = [i for b, i, g in ex.block_log if b == 0.5 and g > gen_a]
+    assert len(after) <= 1, after                                          # at most the block that was running
+    assert max(i for b, i, g in ex.block_log if b == 0.5) < 40             # the old request never finished
+    assert ex.cancelled >= 1
+    i_new = ex.drawn_betas.index(next(x for x in ex.drawn_betas if x[0] == 0.7))
+    assert all(b == 0.7 for b, _ in ex.drawn_betas[i_new:]), ex.drawn_betas   # nothing old drawn after the new
+    assert ex.drawn_betas[-1] == (0.7, 40) and ex.progress.value == 1.0 and ex.status_html.value.startswith("ready")
+    ref = rank_profile(ResMLPConfig(**ex.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
+    np.testing.assert_allclose(ex.current["jacobian"].get_ydata(), ref.jacobian_erank, atol=1e-12)
+    ex.close()
+
+
+def test_going_back_is_a_cache_hit_with_the_same_curves():
+    ex = RankExplorer(width=16, depth=8); assert ex.wait(120)
+    first = ex.current["jacobian"].get_ydata().copy()
+    ex.controls["placement"].value = "post"; assert ex.wait(120)
+    hits = ex.cache_hits
+    ex.controls["placement"].value = "pre"; assert ex.wait(120)
+    assert ex.cache_hits == hits + 1
+    np.testing.assert_array_equal(ex.current["jacobian"].get_ydata(), first)
+    ex.close()
+
+
+SCRIPT = """
+import sys, time
+from autonorm_explorer.widgets import RankExplorer, ThresholdExplorer, PathExplorer
+closed = RankExplorer(width=128, depth=96)
+live = [RankExplorer(width=128, depth=96), ThresholdExplorer(width=64, trials=10), PathExplorer(width=32, depth=40)]
+time.sleep(0.5)                                   # the workers are now inside a computation
+assert not (closed.wait(0) or live[0].wait(0) or live[1].wait(0)), "finished before the exit: it would prove nothing"
+closed.close()                                    # close() stops and joins its worker
+assert not closed._worker.is_alive()
+print("computing", flush=True)
+how = sys.argv[1]
+if how == "exit": sys.exit(3)
+if how == "raise": raise RuntimeError("boom")
+"""
+
+
+@pytest.mark.parametrize("how,status", [("end", 0), ("exit", 3), ("raise", 1)])
+def test_interpreter_exits_with_its_own_status_while_every_explorer_computes(tmp_path, how, status):
+    script = tmp_path / "exit_script.py"; script.write_text(textwrap.dedent(SCRIPT))
+    out = subprocess.run([sys.executable, str(script), how], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "computing" in out.stdout, out.stderr[-2000:]
+    assert out.returncode == status, (out.returncode, out.stderr[-2000:])
+    assert "terminate called" not in out.stderr
+    if how == "raise": assert "RuntimeError: boom" in out.stderr
