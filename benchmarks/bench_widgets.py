@@ -125,6 +125,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, help="a tree holding the older autonorm_explorer package to compare")
     ap.add_argument("--quick", action="store_true", help="only the defaults (d=128, L=32)")
+    ap.add_argument("--large-only", action="store_true", help="only the large sizes")
     ap.add_argument("--large-changes", type=int, default=2, help="β changes timed at each large size")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -134,6 +135,11 @@ def main():
         print(json.dumps(res)); return
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
     print("RankExplorer latency, one core, n = 128 inputs; each cell measured in a fresh process per tree")
+    if not args.large_only: defaults(trees)
+    if not args.quick: large(trees, args.large_changes)
+
+
+def defaults(trees):
     res = {name: summarize(run_child(tree, ["defaults"])) for name, tree in trees}
     print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes "
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
@@ -146,12 +152,14 @@ def main():
         print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
               + f"{r['full_draws']:>12}")
     print("target: median <= 100 ms, p90 <= 150 ms")
-    if args.quick: return
-    print(f"\nLarge sizes, β changes (weights already sampled), median of {args.large_changes}:")
+
+
+def large(trees, changes: int):
+    print(f"\nLarge sizes, β changes (weights already sampled), median of {changes}:")
     print(f"{'':8}{'d':>5}{'L':>5}{'first paint':>14}{'complete':>12}{'renders/change':>16}{'build':>9}")
     for width, depth in LARGE:
         for name, tree in trees:
-            r = run_child(tree, ["large", width, depth, args.large_changes])
+            r = run_child(tree, ["large", width, depth, changes])
             print(f"{name:8}{width:>5}{depth:>5}{r['first']:>12.0f}ms{r['done']:>10.0f}ms"
                   f"{r['renders_per_change']:>16.1f}{r['build_s']:>8.1f}s", flush=True)
     print("target: first partial curves within 150 ms at any size. build = explorer created until first figure"
