@@ -127,6 +127,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the defaults (d=128, L=32)")
     ap.add_argument("--large-only", action="store_true", help="only the large sizes")
     ap.add_argument("--large-changes", type=int, default=2, help="β changes timed at each large size")
+    ap.add_argument("--rounds", type=int, default=2, help="runs of the mixed sequence per tree, alternating trees")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -135,13 +136,18 @@ def main():
         print(json.dumps(res)); return
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
     print("RankExplorer latency, one core, n = 128 inputs; each cell measured in a fresh process per tree")
-    if not args.large_only: defaults(trees)
+    if not args.large_only: defaults(trees, args.rounds)
     if not args.quick: large(trees, args.large_changes)
 
 
-def defaults(trees):
-    res = {name: summarize(run_child(tree, ["defaults"])) for name, tree in trees}
-    print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes "
+def defaults(trees, rounds: int):
+    "The mixed sequence, `rounds` times per tree, trees alternating (before, after, before, ...), pooled."
+    runs = {name: [] for name, _ in trees}
+    for _ in range(rounds):
+        for name, tree in trees: runs[name].append(run_child(tree, ["defaults"]))
+    res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]], bare=statistics.median(run["bare"] for run in rs),
+                                full_draws=max(run["full_draws"] for run in rs))) for name, rs in runs.items()}
+    print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes ({rounds} runs pooled) "
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
