@@ -356,7 +356,7 @@ class _Requests:
             self.generation += 1; gen = self.generation
             self._pending = (gen, self.settings, time.perf_counter())
             self.error = None
-            self._status(f"<i>computing… (request {gen})</i>")
+            self._status(f"<i>computing… (request {gen})</i>"); self.progress.value = 0.0
             if not self.background: job, self._pending = self._pending, None
             elif self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._work_loop, name=f"{type(self).__name__}-worker", daemon=True)
@@ -384,6 +384,7 @@ class _Requests:
     def close(self):
         "Stop and join the worker thread, close every widget (frees the explorer; it cannot be used afterwards)."
         self._stop_worker()
+        self.mouse.close()
         def walk(w):
             for c in getattr(w, "children", ()): walk(c)
             w.close()
@@ -404,7 +405,7 @@ class _Requests:
                 with torch_threads(self.compute_threads(settings)):
                     for data, done in self._steps(settings):
                         self._check_current(gen)
-                        if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw):
+                        if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw, draw_s):
                             t = time.perf_counter()
                             self._draw_partial(gen, data() if callable(data) else data, done)
                             last_draw = time.perf_counter(); draw_s += last_draw - t
@@ -430,11 +431,12 @@ class _Requests:
         if owner("compute") < owner("compute_steps"): return iter([(self.compute(settings), 1.0)])
         return self.compute_steps(settings)
 
-    def _partial_due(self, elapsed: float, done: float, last_draw: float) -> bool:
-        "Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near."
+    def _partial_due(self, elapsed: float, done: float, last_draw: float, draw_s: float) -> bool:
+        """Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near
+        or partial draws already took PARTIAL_SHARE of the time (they must not slow the result down much)."""
         left = elapsed * (1 - done) / max(done, 1e-9)                 # time still needed, at the pace so far
         return (elapsed >= self.PARTIAL_FIRST_S and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S
-                and left > self.PARTIAL_MIN_LEFT_S)
+                and left > self.PARTIAL_MIN_LEFT_S and draw_s <= self.PARTIAL_SHARE * elapsed)
 
     def _remember(self, key: str, data):
         "Keep a finished result, so going back to these settings is free (at most RESULT_CACHE of them)."
@@ -552,6 +554,8 @@ class _Readouts:
         if ev.get("type") == "click":
             if p is not None: self.toggle_pin(p)
             return
+        key = lambda q: None if q is None else (q["axis"], q["curve"], q["label"], q["x"], q["y"])
+        if key(p) == key(self.hover): return                           # same point: nothing to redraw
         self.hover = p
         self.hover_html.value = HOVER_HINT if p is None else "under the cursor: " + self.readout_text(p)
         self._show_marker(self.hover_markers, [p] if p else [])
@@ -744,6 +748,7 @@ class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Ex
     PARTIAL_FIRST_S = 0.08        # a progressive computation draws its first partial result after this long,
     PARTIAL_EVERY_S = 0.25        # then at most this often,
     PARTIAL_MIN_LEFT_S = 0.1      # and not when the rest should take less than this
+    PARTIAL_SHARE = 0.1           # nor once partial draws took this share of the time so far
     KEEP_RANGE_SHARE = 0.3        # keep a y-range while the data span at least this share of it
     QUERY_NAME = ""               # name in a link (explorer=...); "" = class name without "Explorer", lower case
     LEGEND_LOC = "upper right"    # where the legend of the first axis goes (fixed: "best" costs a search per draw)

@@ -125,7 +125,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, help="a tree holding the older autonorm_explorer package to compare")
     ap.add_argument("--quick", action="store_true", help="only the defaults (d=128, L=32)")
+    ap.add_argument("--large-only", action="store_true", help="only the large sizes")
     ap.add_argument("--large-changes", type=int, default=2, help="β changes timed at each large size")
+    ap.add_argument("--rounds", type=int, default=2, help="runs of the mixed sequence per tree, alternating trees")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -134,8 +136,18 @@ def main():
         print(json.dumps(res)); return
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
     print("RankExplorer latency, one core, n = 128 inputs; each cell measured in a fresh process per tree")
-    res = {name: summarize(run_child(tree, ["defaults"])) for name, tree in trees}
-    print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes "
+    if not args.large_only: defaults(trees, args.rounds)
+    if not args.quick: large(trees, args.large_changes)
+
+
+def defaults(trees, rounds: int):
+    "The mixed sequence, `rounds` times per tree, trees alternating (before, after, before, ...), pooled."
+    runs = {name: [] for name, _ in trees}
+    for _ in range(rounds):
+        for name, tree in trees: runs[name].append(run_child(tree, ["defaults"]))
+    res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]], bare=statistics.median(run["bare"] for run in rs),
+                                full_draws=max(run["full_draws"] for run in rs))) for name, rs in runs.items()}
+    print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes ({rounds} runs pooled) "
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
@@ -146,12 +158,14 @@ def main():
         print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
               + f"{r['full_draws']:>12}")
     print("target: median <= 100 ms, p90 <= 150 ms")
-    if args.quick: return
-    print(f"\nLarge sizes, β changes (weights already sampled), median of {args.large_changes}:")
+
+
+def large(trees, changes: int):
+    print(f"\nLarge sizes, β changes (weights already sampled), median of {changes}:")
     print(f"{'':8}{'d':>5}{'L':>5}{'first paint':>14}{'complete':>12}{'renders/change':>16}{'build':>9}")
     for width, depth in LARGE:
         for name, tree in trees:
-            r = run_child(tree, ["large", width, depth, args.large_changes])
+            r = run_child(tree, ["large", width, depth, changes])
             print(f"{name:8}{width:>5}{depth:>5}{r['first']:>12.0f}ms{r['done']:>10.0f}ms"
                   f"{r['renders_per_change']:>16.1f}{r['build_s']:>8.1f}s", flush=True)
     print("target: first partial curves within 150 ms at any size. build = explorer created until first figure"

@@ -86,6 +86,7 @@ def test_hover_shows_the_value_and_click_pins_it_held_curves_named(rank):
 
 class Blocks(RankExplorer):
     "RankExplorer whose blocks take at least 20 ms each, with a log of the blocks started and of what was drawn."
+    PARTIAL_SHARE = 1.0          # draw partial results however slow the machine (the mechanism is under test)
     def __init__(self, **kw):
         self.block_log, self.drawn_betas, self.lock = [], [], threading.Lock()
         super().__init__(**kw)
