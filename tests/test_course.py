@@ -211,7 +211,7 @@ def test_reveal_compares_and_handles_a_missing_prediction():
 # ---------------------------------------------------------------- self-contained product
 
 OUTSIDE = re.compile(r"spec §|§ ?\d|shared/|papers\.md|stack\.md|landscape\.md|[Pp]itfall"
-                     r"|\b[Tt]he spec\b|\(spec[ :,]|spec's|/work/|\b[Cc]laims? \d+\b")
+                     r"|\b[Tt]he spec\b|spec's|/work/|\b[Cc]laims? \d+\b")
 
 def product_texts():
     "(name, text) of every notebook cell, module, README, test, benchmark and script."
