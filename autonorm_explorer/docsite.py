@@ -158,7 +158,7 @@ def widget_models(nb) -> dict:
     return nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
 
 def widget_snapshot(models: dict, model_id: str) -> str:
-    "HTML of a widget tree: every Image as a PNG and every readout HTML, in the order they appear."
+    "HTML of a widget tree: every Image and Output figure as a PNG and every readout HTML, in order."
     parts, seen = [], set()
     def walk(mid):
         if not isinstance(mid, str) or mid in seen or mid.removeprefix("IPY_MODEL_") not in models: return
@@ -169,6 +169,10 @@ def widget_snapshot(models: dict, model_id: str) -> str:
             if buf: parts.append(f"<img alt='explorer figure' src='data:image/png;base64,{buf}'>")
         elif m["model_name"] == "HTMLModel" and "explorer-readout" in m["state"].get("_dom_classes", []):
             parts.append(f"<div class='explorer-readout'>{m['state'].get('value', '')}</div>")
+        elif m["model_name"] == "OutputModel":                          # e.g. ipywidgets.interactive's figure
+            for o in m["state"].get("outputs", []):
+                png = o.get("data", {}).get("image/png")
+                if png: parts.append(f"<img alt='widget figure' src='data:image/png;base64,{png}'>")
         for child in m["state"].get("children", []): walk(child)
     walk(model_id)
     return "".join(parts)

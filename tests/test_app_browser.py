@@ -13,32 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser,
+                             free_port as _free_port)
+
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path(os.environ.get("AUTONORM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _need(condition: bool, why: str):
-    if condition: return
-    if os.environ.get("CI") == "true": pytest.fail(f"CI=true but {why}: install it (make setup does, as root)")
-    pytest.skip(why)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 
 @pytest.fixture
 def app(tmp_path):
     "The app on a free port, started as `make app` starts it; stopped by its process id."
-    _need(CHROMIUM.exists(), f"{CHROMIUM} is missing (Debian package chromium)")
-    try: import playwright.sync_api  # noqa: F401
-    except ImportError: _need(False, "Python playwright is not installed")
+    need_browser()
     port, log = _free_port(), tmp_path / "app.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), PORT=str(port), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                PYTHONUNBUFFERED="1")

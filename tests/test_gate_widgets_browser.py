@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser,
+                             free_port as _free_port, wait_http as _wait_http)
+
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path(os.environ.get("AUTONORM_CHROMIUM", "/usr/bin/chromium"))
 KERNEL = "autonorm-explorer"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 CELLS = [
     "from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer",
@@ -31,39 +29,10 @@ CELLS = [
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _need(condition: bool, why: str):
-    "Skip on a laptop without the browser; fail under CI=true (never skipped in CI)."
-    if condition: return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but {why}: install it (make setup does, as root)")
-    pytest.skip(why)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
-
-
-def _wait_http(url: str, timeout: float, proc: subprocess.Popen, log: Path):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200: return
-        except OSError: pass
-        time.sleep(0.3)
-    raise TimeoutError(f"jupyter lab did not answer {url} within {timeout} s:\n"
-                       f"{log.read_text()[-3000:]}")
-
-
 @pytest.fixture
 def lab(tmp_path):
     "JupyterLab on a free port with a token, serving a notebook with both explorers."
-    _need(CHROMIUM.exists(), f"{CHROMIUM} is missing (Debian package chromium)")
-    try: import playwright.sync_api  # noqa: F401
-    except ImportError: _need(False, "Python playwright is not installed")
+    need_browser()
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (autonorm-explorer)",
