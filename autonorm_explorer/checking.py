@@ -91,7 +91,7 @@ def check(exercise_id: str, answer) -> bool:
     print(f"✗ not yet: {hint}")
     return False
 
-# %% ../nbs/60_checking.ipynb #6669c3f9
+# %% ../nbs/60_checking.ipynb #cac9df98
 def as_number(answer) -> float:
     "`answer` as a finite float; `TypeError` for a non-number (bools included), `ValueError` for NaN/inf."
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
@@ -104,13 +104,18 @@ def _value(truth):
     return truth() if callable(truth) else truth
 
 def number_grader(truth, *, rel: float = 0.0, abs: float = 0.0, integer: bool = False,
-                  too_low: str = "too low.", too_high: str = "too high.") -> Callable[[Any], str | None]:
-    "A `grade` for a number within `abs + rel·|truth|` of `truth`; hints say which side the answer is on."
+                  too_low: str = "too low.", too_high: str = "too high.",
+                  misses: dict[float, str] | None = None) -> Callable[[Any], str | None]:
+    """A `grade` for a number within `abs + rel·|truth|` of `truth`; hints say which side the answer is on.
+    `misses` maps the result of a known slip (a formula misapplied) to a hint naming the slip."""
     def grade(answer):
         x = as_number(answer)
         if integer and not x.is_integer(): raise ValueError(f"{answer!r} is not an integer")
         t = float(_value(truth))
-        if math.fabs(x - t) <= abs + rel * math.fabs(t): return None
+        close = lambda a, b: math.fabs(a - b) <= abs + rel * math.fabs(b)
+        if close(x, t): return None
+        for value, hint in (misses or {}).items():
+            if close(x, float(value)): return hint
         return too_low if x < t else too_high
     return grade
 

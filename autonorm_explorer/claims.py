@@ -23,7 +23,7 @@ CLAIM_ID = re.compile(r"\b(TR|AN)-(\d+)\b")   # a claim id wherever it appears i
 
 @dataclass(frozen=True)
 class Claim:
-    id: str          # "TR-4": Transforming Rank, claim 4
+    id: str          # "TR-4": Transforming Rank, its fourth claim
     claim: str       # what the paper says, in one or two sentences
     refuted_if: str  # the measured outcome that would make it false
     tested_in: str   # notebooks under nbs/ that measure it, "; "-separated

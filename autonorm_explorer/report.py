@@ -1,4 +1,4 @@
-"""The AutoNorm draft's numbers (spec tables A1/A2, each with its provenance and plausibility flags),
+"""The AutoNorm draft's numbers (every number of the drafts' tables, each with its provenance and plausibility flags),
 and the functions that turn a sweep's results into the reproduction report's tables.
 
 Docs: https://autonorm.github.io/autonorm_explorer/report.html.md"""
@@ -23,7 +23,7 @@ __all__ = ['CLAIMS', 'CLAIM_SCALE', 'QUALITATIVE_CLAIMS', 'PRIMARY_METRICS', 'me
 # %% ../nbs/55_report.ipynb #947a601a
 _COPY = "copied from an earlier draft's {0} row"
 _CLAIMS = [  # dataset, method, metric (our metrics.json key), value, std, source, flag
-    ("mnist", "autonorm_s", "test_accuracy", 99.18, None, "summary", "AutoNorm-S ≡ AutoNorm when H → 0 by epoch 5, yet the numbers differ (§1.7.4)"),
+    ("mnist", "autonorm_s", "test_accuracy", 99.18, None, "summary", "AutoNorm-S ≡ AutoNorm when H → 0 by epoch 5, yet the numbers differ"),
     ("mnist", "frozen_ln", "test_accuracy", 98.82, None, "summary", "FrozenLN rows are the earlier draft's 'FrozenLN' (selector still active in code)"),
     ("mnist", "adanorm", "test_accuracy", 98.95, 0.12, "draft", ""),
     ("fashion_mnist", "frozen_ln", "test_accuracy", 93.12, None, "summary", "FrozenLN rows are the earlier draft's 'FrozenLN' (selector still active in code)"),
@@ -33,7 +33,7 @@ _CLAIMS = [  # dataset, method, metric (our metrics.json key), value, std, sourc
     ("svhn", "autonorm_s", "test_accuracy", 89.38, 0.20, "summary", _COPY.format("unfrozen AutoNorm")),
     ("svhn", "frozen_ln", "test_accuracy", 90.37, 0.22, "draft", ""),
     ("cifar10", "random", "test_accuracy", 85.48, 0.4, "summary", "std is an italic placeholder (earlier draft: ±0.28)"),
-    ("cifar10", "autonorm_s", "test_accuracy", 86.35, None, "summary", "freeze gain +2.0 here vs '+1.1' in the text (§1.7.3)"),
+    ("cifar10", "autonorm_s", "test_accuracy", 86.35, None, "summary", "freeze gain +2.0 here vs '+1.1' in the text"),
     ("cifar10", "frozen_ln", "test_accuracy", 82.97, None, "summary", ""),
     ("cifar10", "autonorm", "test_accuracy", 84.35, 0.24, "draft", "italic placeholder"),
     ("cifar10", "adanorm", "test_accuracy", 84.20, 0.30, "draft", ""),
@@ -48,27 +48,27 @@ _CLAIMS = [  # dataset, method, metric (our metrics.json key), value, std, sourc
     ("cifar10", "frozen_ln", "corruption_gaussian_noise", 52.1, None, "draft", ""),
     ("cifar10", "frozen_ln", "corruption_motion_blur", 71.0, None, "draft", ""),
     ("cifar10", "frozen_ln", "corruption_brightness", 81.5, None, "draft", ""),
-    ("cifar10", "autonorm_s", "rotation_accuracy", 70.12, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset (§1.7.5)"),
-    ("cifar10", "frozen_ln", "rotation_accuracy", 67.19, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset (§1.7.5)"),
-    ("cifar10", "adanorm", "rotation_accuracy", 68.50, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset (§1.7.5)"),
+    ("cifar10", "autonorm_s", "rotation_accuracy", 70.12, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset"),
+    ("cifar10", "frozen_ln", "rotation_accuracy", 67.19, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset"),
+    ("cifar10", "adanorm", "rotation_accuracy", 68.50, None, "draft", "paper: 90° rotation; its code: ±30° and CIFAR-10 images for every dataset"),
     ("ptb_pos", "autonorm_s", "test_token_accuracy", 97.42, 0.12, "summary", _COPY.format("unfrozen AutoNorm") + " (no freezing on NLP)"),
     ("ptb_pos", "frozen_ln", "test_token_accuracy", 96.80, 0.15, "summary", ""),
     ("ptb_pos", "adanorm", "test_token_accuracy", 97.15, 0.14, "draft", ""),
     ("ptb_pos", "film", "test_token_accuracy", 96.72, 0.18, "draft", ""),
-    ("ptb_pos", "autonorm_s", "test_perplexity", 38.6, 0.5, "summary", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1); ≈ a uniform guess over 45 tags (§1.7.1)"),
-    ("ptb_pos", "frozen_ln", "test_perplexity", 41.9, 0.4, "summary", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1) (§1.7.1)"),
-    ("ptb_pos", "adanorm", "test_perplexity", 40.1, 0.6, "draft", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1) (§1.7.1)"),
-    ("ptb_pos", "film", "test_perplexity", 42.5, 0.7, "draft", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1) (§1.7.1)"),
-    ("sst2", "autonorm_s", "test_accuracy", 91.25, 0.18, "summary", "unusually high for a 12-layer d=128 model from scratch (BERT-base ≈93) (§1.7.6)"),
+    ("ptb_pos", "autonorm_s", "test_perplexity", 38.6, 0.5, "summary", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1); ≈ a uniform guess over 45 tags"),
+    ("ptb_pos", "frozen_ln", "test_perplexity", 41.9, 0.4, "summary", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1)"),
+    ("ptb_pos", "adanorm", "test_perplexity", 40.1, 0.6, "draft", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1)"),
+    ("ptb_pos", "film", "test_perplexity", 42.5, 0.7, "draft", "cannot be exp(CE) of a 97%-accurate tagger (≈1.1)"),
+    ("sst2", "autonorm_s", "test_accuracy", 91.25, 0.18, "summary", "unusually high for a 12-layer d=128 model from scratch (BERT-base ≈93)"),
     ("sst2", "frozen_ln", "test_accuracy", 89.42, 0.22, "summary", ""),
     ("sst2", "adanorm", "test_accuracy", 90.15, 0.20, "draft", ""),
     ("sst2", "film", "test_accuracy", 88.95, 0.25, "draft", ""),
     ("california_housing", "autonorm_s", "test_rmse", 0.4892, 0.05, "summary", "difference to FrozenLN (0.0013) not significant per the paper"),
     ("california_housing", "frozen_ln", "test_rmse", 0.4905, 0.06, "summary", ""),
-    ("energy_efficiency", "autonorm_s", "test_rmse", 22.75, 0.10, "draft", "worse than predicting the mean (target mean ≈22.3, range 6–43): a pipeline bug (§1.7.2)"),
-    ("energy_efficiency", "adanorm", "test_rmse", 22.78, 0.12, "draft", "worse than predicting the mean: a pipeline bug (§1.7.2)"),
-    ("energy_efficiency", "film", "test_rmse", 22.82, 0.15, "draft", "worse than predicting the mean: a pipeline bug (§1.7.2)"),
-    ("energy_efficiency", "autonorm_s", "test_mae", 20.50, None, "draft", "≈ predicting 0 (§1.7.2)"),
+    ("energy_efficiency", "autonorm_s", "test_rmse", 22.75, 0.10, "draft", "worse than predicting the mean (target mean ≈22.3, range 6–43): a pipeline bug"),
+    ("energy_efficiency", "adanorm", "test_rmse", 22.78, 0.12, "draft", "worse than predicting the mean: a pipeline bug"),
+    ("energy_efficiency", "film", "test_rmse", 22.82, 0.15, "draft", "worse than predicting the mean: a pipeline bug"),
+    ("energy_efficiency", "autonorm_s", "test_mae", 20.50, None, "draft", "≈ predicting 0"),
 ]
 CLAIMS = pd.DataFrame(_CLAIMS, columns=["dataset", "method", "metric", "claimed", "claimed_std", "source", "flag"])
 CLAIM_SCALE = {"test_accuracy": 100, "test_token_accuracy": 100, "rotation_accuracy": 100, "test_macro_f1": 100}

@@ -29,7 +29,7 @@ ACTIVATIONS = ("relu", "gelu", "tanh", "silu", "linear")
 
 @dataclass
 class ResMLPConfig:
-    "A residual MLP of the Transforming Rank family (spec §2.2); every field validated on creation."
+    "A residual MLP of the Transforming Rank family; every field validated on creation."
     width: int = 64              # d: width of the residual stream (>= 2)
     depth: int = 16              # L: number of residual blocks (>= 1)
     beta: float = 1.0            # β: branch scale, multiplies the branch (never the skip)
@@ -152,7 +152,7 @@ class ResidualBlock(nn.Module):
 
 # %% ../nbs/11_resmlp.ipynb #e9dd6eb2
 class ResidualMLP(nn.Module):
-    "A trainable residual MLP (spec §2.2): optional embedding, L residual blocks, optional readout."
+    "A trainable residual MLP: optional embedding, L residual blocks, optional readout."
     def __init__(self, cfg: ResMLPConfig, weights: Optional[ResMLPWeights] = None, dtype: Optional[torch.dtype] = None):
         super().__init__()
         self.cfg = cfg.validate()

@@ -33,7 +33,7 @@ __all__ = ['TrainConfig', 'cosine_lr', 'ArrayData', 'iterate_batches', 'default_
 # %% ../nbs/52_train.ipynb #4a5a60c6
 @dataclass
 class TrainConfig:
-    "Hyperparameters of one training run (defaults: the AutoNorm paper's protocol, spec §1.5)."
+    "Hyperparameters of one training run (defaults: the AutoNorm paper's protocol)."
     epochs: int = 10                    # passes over the training data
     batch_size: int = 64                # paper: 64
     lr: float = 1e-3                    # peak AdamW learning rate (paper code: 1e-3)

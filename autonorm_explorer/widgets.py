@@ -288,8 +288,8 @@ class PathExplorer(Explorer):
     PRESETS = {
         "Ensemble regime (small β)": ("With β = 0.25 almost all the weight sits on paths through 0–2 branches: "
                                       "the net behaves like an ensemble of shallow paths.", dict(beta=0.25, placement="none")),
-        "Deep paths (no norm, β = 1)": ("Without a norm and β = 1 the orders follow Binomial(L, 1/2)-like mass "
-                                        "centered near L/3: long paths matter.", dict(beta=1.0, placement="none")),
+        "Deep paths (no norm, β = 1)": ("Without a norm and β = 1 the orders follow a Binomial(L, q) law with q ≈ 1/3 "
+                                        "(measured 0.33), so the mass is centered near L/3: long paths matter.", dict(beta=1.0, placement="none")),
         "Pre-Norm shortens paths": ("Pre-Norm divides the branch by a growing stream: the mean order drops far "
                                     "below the no-norm value at the same β.", dict(beta=1.0, placement="pre")),
     }

@@ -1,6 +1,6 @@
 """Headless tests of the explorers: drive the controls by setting `.value`, as the front end would, and check
 that the plotted data moves the way the paper says (oracle: the rank tools called directly, and the claims
-of spec §2.11 as inequalities). Small widths keep the whole file to a few seconds."""
+of the claims table (TR-n) as inequalities). Small widths keep the whole file to a few seconds."""
 import json, threading, time
 
 import numpy as np
