@@ -8,6 +8,7 @@ Modules:
 - `autonorm_explorer.exercises_autonorm`: The exercises of the course lessons on trainability, normalization layers, AutoNorm and AutoNorm-S, each with a grader that says right or gives a hint (never the answer).
 - `autonorm_explorer.exercises_rank`: The exercises of the course's first part (effective rank; depth and skips), registered with `checking.register` so that `check("L1.2", answer)` can grade them.
 - `autonorm_explorer.experiment`: Load a dataset, build the backbone with a normalization method, train with the paper's protocol (AutoNorm-S: with the gate-freezing rule), evaluate clean and robust accuracy, and write `metrics.json`, the gate log and the training log into one folder.
+- `autonorm_explorer.gate_widgets`: `GateExplorer` (what one Gumbel-Softmax gate does at temperature τ) and `FreezeExplorer` (AutoNorm-S live: a small ViT-Lite trains in the background while its gates decide).
 - `autonorm_explorer.metrics`: Accuracy, macro-F1, token accuracy and perplexity, RMSE/MAE in original units beside the mean-predictor baseline, accuracy under corruptions and under 90° rotation.
 - `autonorm_explorer.paths`: `path_orders(cfg)`: how much of ∂h_L/∂h_0 travels through k branches, k = 0..L — exactly (DP), by random probes (Hutchinson), or by a mean-field binomial law.
 - `autonorm_explorer.propagation`: `rank_profile(cfg)`: one pass over the blocks gives, at every depth ℓ = 0..L, the effective rank of the input–output Jacobian ∂h_ℓ/∂h_0, the effective rank of the representation, the mean spike, the branch-to-skip ratio and the stream norm.
