@@ -16,28 +16,30 @@ from typing import Any, Callable
 __all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'Exercise', 'lesson_of', 'register', 'load_exercises', 'get_exercise', 'check',
            'as_number', 'number_grader', 'choice_grader', 'reveal']
 
-# %% ../nbs/60_checking.ipynb #854b5b52
+# %% ../nbs/60_checking.ipynb #da8e86e0
 EXERCISE_ID = re.compile(r"L(\d+)\.(\d+)")   # "L3.2": lesson 3, exercise 2
 
 @dataclass
 class Exercise:
     id: str        # "L3.2": lesson 3, exercise 2
     question: str  # one line
-    expects: str   # the answer's form, shown on a malformed answer: "a float", "one of 'pre', 'post'"
-    grade: Callable[[Any], str | None]  # None when right, else a hint that never gives the answer away;
-                                        # raises TypeError/ValueError for a malformed answer
+    expects: str   # the answer's form, shown on a malformed answer: "a float", "one of 'a', 'b'"
+    grade: Callable[[Any], str | None]  # None when right, else a hint that never gives the answer
+                                        # away; raises TypeError/ValueError for a malformed answer
     why: str = ""  # shown once the answer is right
 
     def __post_init__(self):
         lesson_of(self.id)
-        if not callable(self.grade): raise TypeError(f"Exercise {self.id}: grade={self.grade!r} is not callable")
+        if not callable(self.grade):
+            raise TypeError(f"Exercise {self.id}: grade={self.grade!r} is not callable")
 
-# %% ../nbs/60_checking.ipynb #d9066999
+# %% ../nbs/60_checking.ipynb #73a53311
 def lesson_of(exercise_id: str) -> int:
     "The lesson number of an exercise id such as `'L3.2'`; a `ValueError` for any other form."
     m = EXERCISE_ID.fullmatch(exercise_id) if isinstance(exercise_id, str) else None
     if m is None:
-        raise ValueError(f"exercise id {exercise_id!r} is not of the form 'L<lesson>.<n>' (e.g. 'L3.2')")
+        raise ValueError(f"exercise id {exercise_id!r} is not of the form 'L<lesson>.<n>' "
+                         "(e.g. 'L3.2')")
     return int(m.group(1))
 
 # %% ../nbs/60_checking.ipynb #32adeb0b
@@ -53,7 +55,7 @@ def register(ex: Exercise) -> Exercise:
     _EXERCISES[ex.id] = ex
     return ex
 
-# %% ../nbs/60_checking.ipynb #b4eba88c
+# %% ../nbs/60_checking.ipynb #33184579
 def _import_if_present(module: str) -> bool:
     "Import `module` if it exists; False when it does not."
     try:
@@ -74,12 +76,13 @@ def get_exercise(exercise_id: str) -> Exercise:
         _import_if_present(EXERCISE_MODULES[lesson])
     if exercise_id not in _EXERCISES:
         known = load_exercises()
-        raise ValueError(f"unknown exercise id {exercise_id!r}; known ids: {', '.join(known) or 'none'}")
+        raise ValueError(f"unknown exercise id {exercise_id!r}; "
+                         f"known ids: {', '.join(known) or 'none'}")
     return _EXERCISES[exercise_id]
 
-# %% ../nbs/60_checking.ipynb #653ca8d9
+# %% ../nbs/60_checking.ipynb #baae8fbb
 def check(exercise_id: str, answer) -> bool:
-    "Grade `answer` to exercise `exercise_id`: print ✓ or ✗ with a hint, return whether it is right."
+    "Grade `answer` to `exercise_id`: print ✓, or ✗ with a hint; return whether it is right."
     ex = get_exercise(exercise_id)
     try: hint = ex.grade(answer)
     except (TypeError, ValueError):
@@ -91,9 +94,9 @@ def check(exercise_id: str, answer) -> bool:
     print(f"✗ not yet: {hint}")
     return False
 
-# %% ../nbs/60_checking.ipynb #cac9df98
+# %% ../nbs/60_checking.ipynb #ba169c26
 def as_number(answer) -> float:
-    "`answer` as a finite float; `TypeError` for a non-number (bools included), `ValueError` for NaN/inf."
+    "`answer` as a finite float: `TypeError` for a non-number (bools too), `ValueError` for NaN."
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         raise TypeError(f"{answer!r} is not a number")
     x = float(answer)
@@ -106,7 +109,7 @@ def _value(truth):
 def number_grader(truth, *, rel: float = 0.0, abs: float = 0.0, integer: bool = False,
                   too_low: str = "too low.", too_high: str = "too high.",
                   misses: dict[float, str] | None = None) -> Callable[[Any], str | None]:
-    """A `grade` for a number within `abs + rel·|truth|` of `truth`; hints say which side the answer is on.
+    """A `grade` for a number within `abs + rel·|truth|` of `truth`; hints say which side it is on.
     `misses` maps the result of a known slip (a formula misapplied) to a hint naming the slip."""
     def grade(answer):
         x = as_number(answer)
@@ -120,22 +123,26 @@ def number_grader(truth, *, rel: float = 0.0, abs: float = 0.0, integer: bool = 
     return grade
 
 def choice_grader(truth, choices, hints: dict | None = None,
-                  default: str = "not this one; reread the argument above.") -> Callable[[Any], str | None]:
-    "A `grade` for one of `choices` (strings compared case-insensitively); `hints[wrong]` per wrong choice."
+                  default: str = "not this one; reread the argument above."
+                  ) -> Callable[[Any], str | None]:
+    "A `grade` for one of `choices` (strings compared case-insensitively); `hints` per wrong one."
     norm = lambda c: c.strip().lower() if isinstance(c, str) else c
     allowed = {norm(c): c for c in choices}
     def grade(answer):
-        if norm(answer) not in allowed: raise ValueError(f"{answer!r} is not one of {list(choices)}")
+        if norm(answer) not in allowed:
+            raise ValueError(f"{answer!r} is not one of {list(choices)}")
         if norm(answer) == norm(_value(truth)): return None
         return (hints or {}).get(allowed[norm(answer)], default)
     return grade
 
-# %% ../nbs/60_checking.ipynb #d2a8935f
+# %% ../nbs/60_checking.ipynb #d3185d76
 def _show(v) -> str:
-    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)): return f"{float(v):.4g}"
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral)):
+        return f"{float(v):.4g}"
     return repr(v) if isinstance(v, str) else str(v)
 
-def reveal(question_id: str, guess, truth, *, tol: float | None = None, explain: str = "") -> bool | None:
+def reveal(question_id: str, guess, truth, *, tol: float | None = None,
+           explain: str = "") -> bool | None:
     "Compare the learner's committed `guess` with the computed `truth`, print both and `explain`."
     tail = f"\n  {explain}" if explain else ""
     if guess is None:
@@ -144,13 +151,13 @@ def reveal(question_id: str, guess, truth, *, tol: float | None = None, explain:
     if tol is not None:
         try: right = math.fabs(as_number(guess) - as_number(truth)) <= tol
         except (TypeError, ValueError):
-            print(f"✗ {question_id}: the prediction {guess!r} is not a number; the computed value is "
-                  f"{_show(truth)}.{tail}")
+            print(f"✗ {question_id}: the prediction {guess!r} is not a number; "
+                  f"the computed value is {_show(truth)}.{tail}")
             return False
     else:
         norm = lambda v: v.strip().lower() if isinstance(v, str) else v
         right = bool(norm(guess) == norm(truth))
     mark, verdict = ("✓", "right") if right else ("✗", "not quite")
-    print(f"{mark} {question_id}: you predicted {_show(guess)}, the computed value is {_show(truth)}: "
-          f"{verdict}.{tail}")
+    print(f"{mark} {question_id}: you predicted {_show(guess)}, "
+          f"the computed value is {_show(truth)}: {verdict}.{tail}")
     return right

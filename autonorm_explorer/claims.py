@@ -16,7 +16,7 @@ import pandas as pd
 # %% auto #0
 __all__ = ['VERDICTS', 'PAPERS', 'CLAIM_ID', 'CLAIMS', 'Claim', 'claims_table', 'claim', 'cited_claim_ids']
 
-# %% ../nbs/62_claims.ipynb #17b36e92
+# %% ../nbs/62_claims.ipynb #8f5ac7d5
 VERDICTS = ("reproduced", "not reproduced at this scale", "needs GPU")
 PAPERS = {"TR": "Transforming Rank (Everett, 2026)", "AN": "AutoNorm / AutoNorm-S"}
 CLAIM_ID = re.compile(r"\b(TR|AN)-(\d+)\b")   # a claim id wherever it appears in a text
@@ -34,126 +34,194 @@ class Claim:
         if not CLAIM_ID.fullmatch(self.id):
             raise ValueError(f"claim id {self.id!r} is not of the form 'TR-<n>' or 'AN-<n>'")
         if self.verdict not in VERDICTS:
-            raise ValueError(f"{self.id}: verdict={self.verdict!r} is not one of {', '.join(map(repr, VERDICTS))}")
+            allowed = ", ".join(map(repr, VERDICTS))
+            raise ValueError(f"{self.id}: verdict={self.verdict!r} is not one of {allowed}")
 
     @property
     def paper(self) -> str: return self.id.split("-")[0]
 
-# %% ../nbs/62_claims.ipynb #bc220fbe
+# %% ../nbs/62_claims.ipynb #57bb7d46
 _RC, _SP, _BR, _PA = ("tutorials/rank_claims.ipynb", "10_spectra.ipynb", "14_branch.ipynb",
                       "13_paths.ipynb")
 _PR, _TV = "12_propagation.ipynb", "experiments/trainability_vs_rank.ipynb"
 
 _TR = [
-    Claim("TR-1", "A ReLU passes half of its units: the survival rate p(ReLU) is 1/2.",
+    Claim("TR-1",
+          "A ReLU passes half of its units: the survival rate p(ReLU) is 1/2.",
           "p(ReLU) ≠ 1/2, or the branch Jacobian's rank/d departing by more than 0.02 from the "
           "expected share of active units E[min(1, Bin(m, ½)/d)]",
-          f"{_SP}; {_BR}; {_RC}", "reproduced"),
-    Claim("TR-2", "The branch Jacobian is full rank beyond an expansion m/d = 1/p(σ): 2 for ReLU, "
-                  "about 2.2 for GELU.",
-          "ReLU's full-rank fraction not jumping from below 0.35 (m/d ≤ 1.9) to above 0.6 "
-          "(m/d ≥ 2.1) at d = 128; 1/E[GELU'(z)²] differing from 2.194",
-          f"{_SP}; {_BR}; {_RC}", "reproduced",
+          f"{_SP}; {_BR}; {_RC}",
+          "reproduced"),
+    Claim("TR-2",
+          "The branch Jacobian is full rank beyond an expansion m/d = 1/p(σ): 2 for ReLU, about "
+          "2.2 for GELU.",
+          "ReLU's full-rank fraction not jumping from below 0.35 (m/d ≤ 1.9) to above 0.6 (m/d ≥ "
+          "2.1) at d = 128; 1/E[GELU'(z)²] differing from 2.194",
+          f"{_SP}; {_BR}; {_RC}",
+          "reproduced",
           "GELU's 2.19 counts energy (p = E[σ'(z)²]); its exact rank is already full at m = d, so "
           "nothing jumps there."),
-    Claim("TR-3", "An expansion of 4× keeps the branch well conditioned.",
+    Claim("TR-3",
+          "An expansion of 4× keeps the branch well conditioned.",
           "the ReLU-masked first factor's σ_min/σ_max departing by more than 0.06 from the "
           "Marchenko–Pastur value (1−√λ)/(1+√λ) ≈ 0.17 at 4× and 0.33 at 8×",
-          f"{_SP}; {_RC}", "reproduced",
-          "true of each factor; the full square branch Jacobian stays ill conditioned "
-          "(median σ_min/σ_max ≈ 1e-3 at d = 128)."),
-    Claim("TR-4", "With Pre-Norm the branch-to-skip ratio ρ_ℓ decays like 1/√ℓ.",
+          f"{_SP}; {_RC}",
+          "reproduced",
+          "true of each factor; the full square branch Jacobian stays ill conditioned (median "
+          "σ_min/σ_max ≈ 1e-3 at d = 128)."),
+    Claim("TR-4",
+          "With Pre-Norm the branch-to-skip ratio ρ_ℓ decays like 1/√ℓ.",
           "a log–log slope of ρ_ℓ over ℓ ∈ [16, 256] outside [−0.6, −0.4]",
-          f"{_PR}; {_RC}", "reproduced", "Output-Norm decays the same way (also checked)."),
-    Claim("TR-5", "With Post-Norm the ratio stays constant and the input–output Jacobian's effective "
-                  "rank collapses with depth.",
+          f"{_PR}; {_RC}",
+          "reproduced",
+          "Output-Norm decays the same way (also checked)."),
+    Claim("TR-5",
+          "With Post-Norm the ratio stays constant and the input–output Jacobian's effective rank "
+          "collapses with depth.",
           "a slope of log ρ_ℓ outside [−0.1, 0.1], or erank/d of ∂h_L/∂h_0 at L = 256 above 0.05",
-          f"{_PR}; {_RC}", "reproduced", "A network without norms behaves the same (also checked)."),
-    Claim("TR-6", "With Pre-Norm the Jacobian's effective rank plateaus.",
-          "erank/d at L = 256 below 0.25 or below 5× the Post-Norm value, or a loss per doubling of "
-          "depth that does not shrink over the last three doublings",
-          f"{_PR}; {_RC}", "reproduced",
-          "'plateau' means a slow, log-like decay (0.58 at ℓ = 16, 0.37 at ℓ = 256), not flatness."),
-    Claim("TR-7", "The projection terms of the norm's Jacobian are not what causes the collapse.",
+          f"{_PR}; {_RC}",
+          "reproduced",
+          "A network without norms behaves the same (also checked)."),
+    Claim("TR-6",
+          "With Pre-Norm the Jacobian's effective rank plateaus.",
+          "erank/d at L = 256 below 0.25 or below 5× the Post-Norm value, or a loss per doubling "
+          "of depth that does not shrink over the last three doublings",
+          f"{_PR}; {_RC}",
+          "reproduced",
+          "'plateau' means a slow, log-like decay (0.58 at ℓ = 16, 0.37 at ℓ = 256), "
+          "not flatness."),
+    Claim("TR-7",
+          "The projection terms of the norm's Jacobian are not what causes the collapse.",
           "removing them (DetachNorm) changing erank/d by 0.02 or more at ℓ ≥ 64, or turning the "
           "Post-Norm collapse into a plateau",
-          f"{_PR}; {_RC}", "reproduced"),
-    Claim("TR-8", "A single-matrix branch with an uncentered activation adds a coherent mean that grows "
-                  "linearly with depth and collapses the representation's rank.",
-          "spike(L)/spike(L/4) outside [3.6, 4.4] for single-matrix ReLU and GELU, or the uncentered "
-          "representation erank not below half the two-matrix value",
-          f"{_PR}; {_RC}", "reproduced",
+          f"{_PR}; {_RC}",
+          "reproduced"),
+    Claim("TR-8",
+          "A single-matrix branch with an uncentered activation adds a coherent mean that grows "
+          "linearly with depth and collapses the representation's rank.",
+          "spike(L)/spike(L/4) outside [3.6, 4.4] for single-matrix ReLU and GELU, or the "
+          "uncentered representation erank not below half the two-matrix value",
+          f"{_PR}; {_RC}",
+          "reproduced",
           "measured on the uncentered representation; centering removes the spike and hides it."),
-    Claim("TR-9", "A second matrix decorrelates the mean: it no longer accumulates coherently.",
+    Claim("TR-9",
+          "A second matrix decorrelates the mean: it no longer accumulates coherently.",
           "spike(L)/spike(L/4) of 3 or more for two-matrix ReLU or GELU (3 is well below the 4 of "
           "linear growth)",
-          f"{_PR}; {_RC}", "reproduced", "it grows like a random walk (≈ ℓ^0.6)."),
-    Claim("TR-10", "A centered activation (tanh) adds no mean spike.",
+          f"{_PR}; {_RC}",
+          "reproduced",
+          "it grows like a random walk (≈ ℓ^0.6)."),
+    Claim("TR-10",
+          "A centered activation (tanh) adds no mean spike.",
           "the single-matrix tanh spike at L reaching 5% of the single-matrix ReLU spike",
-          f"{_PR}; {_RC}", "reproduced"),
-    Claim("TR-11", "A small branch scale β puts the Jacobian's mass on short paths: the network acts "
-                   "like an ensemble of shallow networks.",
+          f"{_PR}; {_RC}",
+          "reproduced"),
+    Claim("TR-11",
+          "A small branch scale β puts the Jacobian's mass on short paths: the network acts like "
+          "an ensemble of shallow networks.",
           "a mean path order at β = 0.25 of 1 or more, or not below half the β = 1 value; the path "
           "orders not summing to the Jacobian",
-          f"{_PA}; {_RC}", "reproduced",
+          f"{_PA}; {_RC}",
+          "reproduced",
           "the measured orders follow a Binomial(L, q) law within 0.5 of its mean Lq."),
-    Claim("TR-12", "The effective rank of the input–output Jacobian at initialization predicts which "
-                   "networks train on CIFAR-10.",
-          "collapsed networks training as well as plateau networks, or no correlation between initial "
-          "rank and accuracy",
-          _TV, "needs GPU",
-          "CPU proxy (digits, d = 64, L ≤ 32, 15 epochs): every network trained to 96–99%, and rank "
-          "did not predict accuracy; an easy task says little about CIFAR-10."),
+    Claim("TR-12",
+          "The effective rank of the input–output Jacobian at initialization predicts which "
+          "networks train on CIFAR-10.",
+          "collapsed networks training as well as plateau networks, or no correlation between "
+          "initial rank and accuracy",
+          _TV,
+          "needs GPU",
+          "CPU proxy (digits, d = 64, L ≤ 32, 15 epochs): every network trained to 96–99%, and "
+          "rank did not predict accuracy; an easy task says little about CIFAR-10."),
 ]
 
-# %% ../nbs/62_claims.ipynb #aca4e295
+# %% ../nbs/62_claims.ipynb #d030d5ab
 _RP, _DG, _SC = "experiments/report.ipynb", "tutorials/autonorm_digits.ipynb", "22_schedule.ipynb"
 _GPU = "ready in the `paper` sweep grid; a CPU run is too small to test it."
 
 _AN = [
-    Claim("AN-1", "On stationary vision data (MNIST) the gates collapse to LayerNorm: w_LN > 0.85 at "
-                  "every layer and the gate entropy near 0 within 5 epochs.",
-          "some layer's last-epoch w_DyT at or above 0.15, or the entropy still high after 5 epochs",
-          f"{_RP}; {_DG}", "needs GPU",
+    Claim("AN-1",
+          "On stationary vision data (MNIST) the gates collapse to LayerNorm: w_LN > 0.85 at every "
+          "layer and the gate entropy near 0 within 5 epochs.",
+          "some layer's last-epoch w_DyT at or above 0.15, or the entropy still high after 5 "
+          "epochs",
+          f"{_RP}; {_DG}",
+          "needs GPU",
           "the digits tutorial shows the gates at toy scale (one seed, a few epochs); not a test."),
-    Claim("AN-2", "On text (PTB tagging) the gates stay mixed longer and the deep layers lean to DyT "
-                  "(w_DyT > 0.72 in layers 8–12, entropy ≈ 0.45).",
-          "deep-layer w_DyT below 0.72, or an entropy collapsing as fast as on vision", _RP,
-          "needs GPU", _GPU),
-    Claim("AN-3", "The stabilization bottleneck: on CIFAR-10 a random selector (85.48) beats the learned, "
-                  "never-frozen AutoNorm (84.35).",
-          "AutoNorm at or above the random selector over seeds", _RP, "needs GPU",
+    Claim("AN-2",
+          "On text (PTB tagging) the gates stay mixed longer and the deep layers lean to DyT "
+          "(w_DyT > 0.72 in layers 8–12, entropy ≈ 0.45).",
+          "deep-layer w_DyT below 0.72, or an entropy collapsing as fast as on vision",
+          _RP,
+          "needs GPU",
+          _GPU),
+    Claim("AN-3",
+          "The stabilization bottleneck: on CIFAR-10 a random selector (85.48) beats the learned, "
+          "never-frozen AutoNorm (84.35).",
+          "AutoNorm at or above the random selector over seeds",
+          _RP,
+          "needs GPU",
           "the 84.35 cell is a placeholder in the draft. " + _GPU),
-    Claim("AN-4", "Freezing the gates (AutoNorm-S) removes the bottleneck: 86.35 on CIFAR-10, above "
-                  "AutoNorm.",
-          "AutoNorm-S not above AutoNorm over seeds", _RP, "needs GPU",
+    Claim("AN-4",
+          "Freezing the gates (AutoNorm-S) removes the bottleneck: 86.35 on CIFAR-10, above "
+          "AutoNorm.",
+          "AutoNorm-S not above AutoNorm over seeds",
+          _RP,
+          "needs GPU",
           "the gain is +1.1 in the text and +2.0 in the table. " + _GPU),
-    Claim("AN-5", "AutoNorm-S freezes the selectors at epoch T_freeze when the mean gate entropy is still "
-                  "at or above ε_H, and only then.",
-          "a selector parameter changing after the freeze, or a freeze when the entropy is below ε_H",
-          f"{_SC}; {_DG}", "reproduced",
+    Claim("AN-5",
+          "AutoNorm-S freezes the selectors at epoch T_freeze when the mean gate entropy is still "
+          "at or above ε_H, and only then.",
+          "a selector parameter changing after the freeze, or a freeze when the entropy is below "
+          "ε_H",
+          f"{_SC}; {_DG}",
+          "reproduced",
           "so when the entropy is already below ε_H, AutoNorm-S trains exactly like AutoNorm."),
-    Claim("AN-6", "On MNIST and Fashion-MNIST AutoNorm-S matches FrozenLN (99.18 vs 98.82; 92.95 vs "
-                  "93.12).",
-          "a difference beyond the seeds' confidence interval", _RP, "needs GPU", _GPU),
-    Claim("AN-7", "On CIFAR-100 AutoNorm-S beats FrozenLN by 2.33 points (67.15 vs 64.82).",
-          "no significant gain over seeds", _RP, "needs GPU", _GPU),
-    Claim("AN-8", "AutoNorm-S is more robust to corruptions (CIFAR-10-C, severity 3: 72.8 vs 68.2 for "
-                  "FrozenLN, p < 0.05).",
-          "no significant gain on corrupted test images", _RP, "needs GPU", _GPU),
-    Claim("AN-9", "On PTB tagging AutoNorm-S beats FrozenLN (97.42 vs 96.80, p < 0.01).",
-          "no significant gain over seeds", _RP, "needs GPU",
+    Claim("AN-6",
+          "On MNIST and Fashion-MNIST AutoNorm-S matches FrozenLN (99.18 vs 98.82; 92.95 vs "
+          "93.12).",
+          "a difference beyond the seeds' confidence interval",
+          _RP,
+          "needs GPU",
+          _GPU),
+    Claim("AN-7",
+          "On CIFAR-100 AutoNorm-S beats FrozenLN by 2.33 points (67.15 vs 64.82).",
+          "no significant gain over seeds",
+          _RP,
+          "needs GPU",
+          _GPU),
+    Claim("AN-8",
+          "AutoNorm-S is more robust to corruptions (CIFAR-10-C, severity 3: 72.8 vs 68.2 for "
+          "FrozenLN, p < 0.05).",
+          "no significant gain on corrupted test images",
+          _RP,
+          "needs GPU",
+          _GPU),
+    Claim("AN-9",
+          "On PTB tagging AutoNorm-S beats FrozenLN (97.42 vs 96.80, p < 0.01).",
+          "no significant gain over seeds",
+          _RP,
+          "needs GPU",
           "the drafts' perplexities (38.6 vs 41.9) cannot be exp(cross-entropy) of a 97% tagger "
           "(that is ≈ 1.1). " + _GPU),
-    Claim("AN-10", "On SST-2 AutoNorm-S beats FrozenLN (91.25 vs 89.42).",
-          "no significant gain over seeds", _RP, "needs GPU",
+    Claim("AN-10",
+          "On SST-2 AutoNorm-S beats FrozenLN (91.25 vs 89.42).",
+          "no significant gain over seeds",
+          _RP,
+          "needs GPU",
           "91% is unusually high for a small model trained from scratch. " + _GPU),
-    Claim("AN-11", "On tabular regression the gains are small and not significant (California Housing "
-                   "RMSE 0.4892 vs 0.4905).",
-          "a significant difference either way", _RP, "needs GPU",
-          "the drafts' Energy Efficiency RMSE (≈ 22.75) is worse than predicting the mean. " + _GPU),
-    Claim("AN-12", "The selectors cost under 1% of the parameters.",
-          "selector parameters at 1% or more of the LayerNorm model's", "23_models.ipynb",
+    Claim("AN-11",
+          "On tabular regression the gains are small and not significant (California Housing RMSE "
+          "0.4892 vs 0.4905).",
+          "a significant difference either way",
+          _RP,
+          "needs GPU",
+          "the drafts' Energy Efficiency RMSE (≈ 22.75) is worse than predicting the mean. "
+          + _GPU),
+    Claim("AN-12",
+          "The selectors cost under 1% of the parameters.",
+          "selector parameters at 1% or more of the LayerNorm model's",
+          "23_models.ipynb",
           "not reproduced at this scale",
           "counted for the drafts' ViT-Lite (8 blocks, d = 128, 16 sites, selector d → d/2 → 2): "
           "134,176 selector parameters, 12.5% of the 1,075,082 of the LayerNorm model."),
@@ -161,9 +229,9 @@ _AN = [
 
 CLAIMS: dict[str, Claim] = {c.id: c for c in _TR + _AN}
 
-# %% ../nbs/62_claims.ipynb #1bb7af18
-_COLUMNS = {"claim": "claim", "refuted_if": "what would refute it", "tested_in": "where the package tests it",
-            "verdict": "verdict here", "note": "note"}
+# %% ../nbs/62_claims.ipynb #d1d2fe99
+_COLUMNS = {"claim": "claim", "refuted_if": "what would refute it",
+            "tested_in": "where the package tests it", "verdict": "verdict here", "note": "note"}
 
 def claims_table(paper: str) -> pd.DataFrame:
     "The claims of `paper` (`'TR'` or `'AN'`) as a DataFrame indexed by id, one row per claim."

@@ -21,77 +21,78 @@ def _erank_of(svals, power: int = 1, log=math.log) -> float:
     p = [x / sum(w) for x in w]
     return math.exp(-sum(q * log(q) for q in p))
 
-# %% ../nbs/61_exercises_rank.ipynb #d75fb7eb
+# %% ../nbs/61_exercises_rank.ipynb #9adcabab
+_E31 = _erank_of([3, 1])     # the answer of L1.1; the misses below are the usual slips
 register(Exercise(
     "L1.1", "A matrix has singular values 3 and 1: what is its effective rank?", "a float",
-    number_grader(_erank_of([3, 1]), abs=0.01,
-                  misses={2: "2 is the rank; the effective rank weighs each direction by its share "
-                             "p_i = σ_i / Σ σ_j.",
-                          _erank_of([3, 1], power=2): "you normalized σ²; the Roy–Vetterli effective rank "
-                                                      "uses p_i ∝ σ_i.",
-                          math.log(_erank_of([3, 1])): "that is the entropy H(p); the effective rank is exp(H).",
-                          math.log(_erank_of([3, 1])) / math.log(2): "that is the entropy in bits; use nats "
-                                                                      "(natural log) and then exp."},
-                  too_low="too low: with two nonzero singular values it is at least 1 and more than 1.",
-                  too_high="too high: it cannot exceed the rank."),
+    number_grader(_E31, abs=0.01, misses={
+        2: "2 is the rank; the effective rank weighs each direction by its share "
+           "p_i = σ_i / Σ σ_j.",
+        _erank_of([3, 1], power=2): "you normalized σ²; the Roy–Vetterli effective rank "
+                                    "uses p_i ∝ σ_i.",
+        math.log(_E31): "that is the entropy H(p); the effective rank is exp(H).",
+        math.log(_E31) / math.log(2): "that is the entropy in bits; use nats (natural log), "
+                                      "then exp."},
+        too_low="too low: with two nonzero singular values it is more than 1.",
+        too_high="too high: it cannot exceed the rank."),
     why="Unequal singular values count as less than two full directions."))
 
 register(Exercise(
     "L1.2", "A matrix A has effective rank 10. What is the effective rank of 1000·A?", "a float",
-    number_grader(10.0, abs=1e-6,
-                  misses={10000: "scaling multiplies every σ_i by the same factor: what happens to the "
-                                 "shares p_i?"},
-                  too_low="too low: scaling removes no direction.",
-                  too_high="too high: scaling adds no direction."),
-    why="Effective rank is scale invariant, which is why a deep product may be renormalized freely."))
+    number_grader(10.0, abs=1e-6, misses={
+        10000: "scaling multiplies every σ_i by the same factor: what happens to the shares p_i?"},
+        too_low="too low: scaling removes no direction.",
+        too_high="too high: scaling adds no direction."),
+    why="Effective rank is scale invariant: a deep product may be renormalized freely."))
 
 register(Exercise(
-    "L1.3", "A 64×64 Jacobian J has 8 singular values equal to 1, the rest 0. Into how many independent "
-            "directions can 1000 random output gradients g move the input (vectors Jᵀg)?", "an integer",
-    number_grader(8, integer=True,
-                  misses={64: "Jᵀg always lies in the row space of J: how many directions does it have?",
-                          1000: "there are 1000 vectors, but they live in a space of how many dimensions?"},
-                  too_low="too low: every nonzero singular value is a direction Jᵀg can reach.",
-                  too_high="too high: Jᵀg lies in the row space of J."),
-    why="The input side only ever sees gradients in the row space of J: a low-rank J starves it."))
+    "L1.3", "A 64×64 Jacobian J has 8 singular values equal to 1, the rest 0. Into how many "
+            "independent directions can 1000 random output gradients g move the input (Jᵀg)?",
+    "an integer",
+    number_grader(8, integer=True, misses={
+        64: "Jᵀg always lies in the row space of J: how many directions does it have?",
+        1000: "there are 1000 vectors, but in a space of how many dimensions?"},
+        too_low="too low: every nonzero singular value is a direction Jᵀg can reach.",
+        too_high="too high: Jᵀg lies in the row space of J."),
+    why="The input side only sees gradients in the row space of J: a low-rank J starves it."))
 
-# %% ../nbs/61_exercises_rank.ipynb #3ce900a0
+# %% ../nbs/61_exercises_rank.ipynb #4bb86def
+_CHOOSE = "choose which 2 of the 10 blocks the path takes the branch in."
 register(Exercise(
-    "L2.1", "In a residual network of L = 10 blocks, how many paths visit exactly 2 branches?", "an integer",
-    number_grader(math.comb(10, 2), integer=True,
-                  misses={90: "the blocks are visited in the order of depth: a path is a set of branches, "
-                              "not a sequence.",
-                          100: "a path visits each block at most once.",
-                          1024: "that counts the paths of every order together."},
-                  too_low="too low: choose which 2 of the 10 blocks the path takes the branch in.",
-                  too_high="too high: choose which 2 of the 10 blocks the path takes the branch in."),
-    why="C(L, k) paths of order k: most paths have order near L/2, but they need not carry the most weight."))
+    "L2.1", "In a residual network of L = 10 blocks, how many paths visit exactly 2 branches?",
+    "an integer",
+    number_grader(math.comb(10, 2), integer=True, misses={
+        90: "the blocks are visited in the order of depth: a path is a set of branches, "
+            "not a sequence.",
+        100: "a path visits each block at most once.",
+        1024: "that counts the paths of every order together."},
+        too_low="too low: " + _CHOOSE, too_high="too high: " + _CHOOSE),
+    why="C(L, k) paths of order k: most paths have order near L/2, "
+        "but they need not carry the most weight."))
 
 def _mean_order(L, beta, s2):
-    q = beta ** 2 * s2 / (1 + beta ** 2 * s2)
-    return L * q
+    "L·q with q = β²s² / (1 + β²s²), the mean of the binomial path-order law."
+    return L * beta ** 2 * s2 / (1 + beta ** 2 * s2)
 
 register(Exercise(
-    "L2.2", "β = 0.5, per-block branch gain s² = 0.5, L = 36 blocks: what is the mean path order L·q?",
-    "a float",
-    number_grader(_mean_order(36, 0.5, 0.5), abs=0.05,
-                  misses={36 * 0.25 / 1.25: "β enters squared: the branch's share of ‖J_ℓ v‖² is "
-                                            "β²s² / (1 + β²s²).",
-                          36 * 0.125: "q is the branch's share, a probability: divide β²s² by the total "
-                                      "1 + β²s².",
-                          18: "q = ½ only when the branch and the skip have equal gains (β²s² = 1)."},
-                  too_low="too low.", too_high="too high."),
-    why="A quarter of the branch scale in β² cuts the typical path to a few blocks: the ensemble regime."))
+    "L2.2", "β = 0.5, per-block branch gain s² = 0.5, L = 36 blocks: what is the mean path "
+            "order L·q?", "a float",
+    number_grader(_mean_order(36, 0.5, 0.5), abs=0.05, misses={
+        36 * 0.25 / 1.25: "β enters squared: the branch's share of ‖J_ℓ v‖² is "
+                          "β²s² / (1 + β²s²).",
+        36 * 0.125: "q is the branch's share, a probability: divide β²s² by the total 1 + β²s².",
+        18: "q = ½ only when the branch and the skip have equal gains (β²s² = 1)."},
+        too_low="too low.", too_high="too high."),
+    why="A small β² cuts the typical path to a few blocks: the ensemble regime."))
 
+_FEWER = "a smaller ratio loses rank more slowly, so it takes more blocks, not fewer."
+_SCALE = "how does the loss per block scale with ρ?"
 register(Exercise(
-    "L2.3", "Two residual networks without norms have constant ratios ρ = 0.5 and ρ = 0.25. The first "
-            "has lost a given share of its Jacobian's effective rank at depth 16; at about what depth "
-            "does the second lose the same share?", "a number (a depth)",
-    number_grader(16 * (0.5 / 0.25) ** 2, rel=0.1,
-                  misses={32: "the loss per block grows like ρ², not like ρ.",
-                          8: "a smaller ratio loses rank more slowly, so it takes more blocks, not fewer.",
-                          4: "a smaller ratio loses rank more slowly, so it takes more blocks, not fewer."},
-                  too_low="too low: how does the loss per block scale with ρ?",
-                  too_high="too high: how does the loss per block scale with ρ?"),
-    why="With a constant ratio the depth that matters is ℓ·ρ²: halving the branch buys 4× the depth, "
-        "but the collapse still comes."))
+    "L2.3", "Two residual networks without norms have constant ratios ρ = 0.5 and ρ = 0.25. The "
+            "first has lost a given share of its Jacobian's effective rank at depth 16; at about "
+            "what depth does the second lose the same share?", "a number (a depth)",
+    number_grader(16 * (0.5 / 0.25) ** 2, rel=0.1, misses={
+        32: "the loss per block grows like ρ², not like ρ.", 8: _FEWER, 4: _FEWER},
+        too_low="too low: " + _SCALE, too_high="too high: " + _SCALE),
+    why="With a constant ratio the depth that matters is ℓ·ρ²: halving the branch buys 4× the "
+        "depth, but the collapse still comes."))

@@ -1,6 +1,7 @@
-"""The course in nbs/course: every lesson has its tagged cells (predictions with reveals, exercises with
-collapsed solutions), every checker grades right / wrong / malformed answers as promised, the lessons
-run under papermill, and nothing in the product points outside the repository or cites an unknown claim."""
+"""The course in nbs/course: every lesson has its tagged cells (predictions with reveals, exercises
+with collapsed solutions), every checker grades right / wrong / malformed answers as promised, the
+lessons run under papermill, and nothing in the product points outside the repository or cites an
+unknown claim."""
 import contextlib, io, json, math, os, re, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -54,7 +55,7 @@ def test_lesson_has_predictions_with_reveals(lesson):
     for (i, c), nxt in zip(tagged, tagged[1:] + [(None, None)]):
         if "predict" in tags(c):
             assert nxt[1] is not None and "reveal" in tags(nxt[1]), \
-                f"{lesson.name}: the predict cell {i} is not followed by a reveal cell before the next prediction"
+                f"{lesson.name}: predict cell {i} has no reveal cell before the next prediction"
             assert "guess" in source(c) and "reveal(" in source(nxt[1]), (lesson.name, i)
 
 
@@ -66,13 +67,17 @@ def test_lesson_has_checked_exercises_each_followed_by_a_collapsed_solution(less
     assert len(exercises) >= 3, f"{lesson.name}: {len(exercises)} exercise cells, need at least 3"
     for i in exercises:
         ids = re.findall(r'check\(\s*"(L\d+\.\d+)"', source(cs[i]))
-        assert len(ids) == 1 and lesson_of(ids[0]) == n, f"{lesson.name} cell {i}: one check('L{n}.k', ...) expected"
+        assert len(ids) == 1 and lesson_of(ids[0]) == n, \
+            f"{lesson.name} cell {i}: one check('L{n}.k', ...) expected"
         sol = cs[i + 1] if i + 1 < len(cs) else {}
-        assert "solution" in tags(sol), f"{lesson.name}: exercise cell {i} is not followed by a solution cell"
+        assert "solution" in tags(sol), \
+            f"{lesson.name}: exercise cell {i} is not followed by a solution cell"
         hidden = sol.get("metadata", {}).get("jupyter", {})
         assert hidden.get("source_hidden") is True and hidden.get("outputs_hidden") is True, \
-            f"{lesson.name}: the solution of cell {i} is not collapsed (jupyter.source_hidden/outputs_hidden)"
-        assert f'check("{ids[0]}"' in source(sol), f"{lesson.name}: the solution of {ids[0]} does not check itself"
+            f"{lesson.name}: the solution of cell {i} is not collapsed (jupyter.source_hidden, " \
+            "outputs_hidden)"
+        assert f'check("{ids[0]}"' in source(sol), \
+            f"{lesson.name}: the solution of {ids[0]} does not check itself"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
@@ -81,28 +86,36 @@ def test_lesson_frame_parameters_and_links(lesson):
     text = "\n".join(source(c) for c in cs if c["cell_type"] == "markdown")
     for part in ("You will learn", "You need", "What you learned"):
         assert part in text, f"{lesson.name}: no '{part}' section"
-    assert sum("parameters" in tags(c) for c in cs) == 1, f"{lesson.name}: exactly one papermill parameters cell"
+    assert sum("parameters" in tags(c) for c in cs) == 1, \
+        f"{lesson.name}: exactly one papermill parameters cell"
+    kernel = json.loads(lesson.read_text(encoding="utf-8"))["metadata"].get("kernelspec", {})
+    assert kernel.get("language") == "python", \
+        f"{lesson.name}: no kernelspec in the notebook metadata (papermill reads the language there)"
     k = PLANNED.index(lesson.stem)
     if k + 1 < len(PLANNED):
-        assert f"{PLANNED[k + 1]}.ipynb" in text, f"{lesson.name}: no link to the next lesson {PLANNED[k + 1]}"
-    assert re.search(r"\]\(\.\./\d\d_\w+\.ipynb\)", text), f"{lesson.name}: no link to a library notebook"
+        assert f"{PLANNED[k + 1]}.ipynb" in text, \
+            f"{lesson.name}: no link to the next lesson {PLANNED[k + 1]}"
+    assert re.search(r"\]\(\.\./\d\d_\w+\.ipynb\)", text), \
+        f"{lesson.name}: no link to a library notebook"
 
 
 def test_links_in_the_course_resolve():
     "Glossary anchors exist; linked notebooks exist (or are planned lessons not written yet)."
     glossary = (COURSE / "glossary.ipynb").read_text(encoding="utf-8")
     anchors = set(re.findall(r'<a id=\\"([\w-]+)\\"', glossary))
-    assert {"effective-rank", "branch-to-skip-ratio", "dyt", "autonorm", "autonorm-s", "gumbel-softmax", "tau",
-            "gate-probabilities", "w-dyt", "jacobian", "ensemble-regime", "mean-spike", "t-freeze", "eps-h",
-            "detachnorm", "projection-terms", "output-norm", "survival-rate", "marchenko-pastur",
-            "straight-through", "nats", "stationary", "cct-layout", "layerscale", "droppath", "path-order"} <= anchors
+    assert {"effective-rank", "branch-to-skip-ratio", "dyt", "autonorm", "autonorm-s",
+            "gumbel-softmax", "tau", "gate-probabilities", "w-dyt", "jacobian", "ensemble-regime",
+            "mean-spike", "t-freeze", "eps-h", "detachnorm", "projection-terms", "output-norm",
+            "survival-rate", "marchenko-pastur", "straight-through", "nats", "stationary",
+            "cct-layout", "layerscale", "droppath", "path-order"} <= anchors
     bad = []
     for nb in sorted(COURSE.glob("*.ipynb")) + [ROOT / "nbs" / "index.ipynb"]:
         for c in cells(nb):
             for target in re.findall(r"\]\(([^)\s]+\.ipynb(?:#[\w-]+)?)\)", source(c)):
                 path, _, anchor = target.partition("#")
                 file = (nb.parent / path).resolve()
-                if not file.exists() and file.stem not in PLANNED: bad.append(f"{nb.name}: {target} (no such notebook)")
+                if not file.exists() and file.stem not in PLANNED:
+                    bad.append(f"{nb.name}: {target} (no such notebook)")
                 if anchor and file.name == "glossary.ipynb" and anchor not in anchors:
                     bad.append(f"{nb.name}: {target} (no such glossary anchor)")
     assert not bad, "\n".join(bad)
@@ -153,7 +166,7 @@ def test_integer_checker_refuses_a_fraction_and_numbers_refuse_bools():
 
 
 def test_every_registered_exercise_is_asked_in_a_lesson_and_refuses_malformed_answers():
-    "Whatever lessons exist: an exercise id in a lesson is registered, and a registered one is asked somewhere."
+    "Whatever lessons exist: an id asked in a lesson is registered, and a registered one is asked."
     asked = {i for nb in LESSONS for c in cells(nb) if "exercise" in tags(c)
              for i in re.findall(r'check\(\s*"(L\d+\.\d+)"', source(c))}
     known = set(load_exercises())
@@ -163,7 +176,8 @@ def test_every_registered_exercise_is_asked_in_a_lesson_and_refuses_malformed_an
     assert not unasked, f"registered but asked in no lesson: {unasked}"
     for i in sorted(known):
         ok, out = graded(i, object())
-        assert not ok and out.startswith(f"✗ malformed answer: expected {get_exercise(i).expects}, got <object"), (i, out)
+        expected = f"✗ malformed answer: expected {get_exercise(i).expects}, got <object"
+        assert not ok and out.startswith(expected), (i, out)
 
 
 def test_unknown_exercise_id_names_the_known_ones():
@@ -189,17 +203,18 @@ def test_reveal_compares_and_handles_a_missing_prediction():
         assert checking.reveal("P", None, 0.803) is None
         assert checking.reveal("P", "Post", "post") is True
     lines = buf.getvalue().splitlines()
-    assert lines[0].startswith("✓ P") and lines[1].startswith("✗ P") and "no prediction made" in lines[2]
+    assert lines[0].startswith("✓ P") and lines[1].startswith("✗ P")
+    assert "no prediction made" in lines[2]
     assert "0.803" in lines[2]
 
 
 # ---------------------------------------------------------------- self-contained product
 
-OUTSIDE = re.compile(r"spec §|§ ?\d|shared/|papers\.md|stack\.md|landscape\.md|[Pp]itfall|\b[Tt]he spec\b"
-                     r"|\(spec[ :,)]|spec's|/work/|\b[Cc]laims? \d+\b")
+OUTSIDE = re.compile(r"spec §|§ ?\d|shared/|papers\.md|stack\.md|landscape\.md|[Pp]itfall"
+                     r"|\b[Tt]he spec\b|\(spec[ :,]|spec's|/work/|\b[Cc]laims? \d+\b")
 
 def product_texts():
-    "(name, text) of every notebook cell, module, README, test, benchmark and script of the product."
+    "(name, text) of every notebook cell, module, README, test, benchmark and script."
     for p in sorted((ROOT / "nbs").rglob("*")):
         if ".ipynb_checkpoints" in p.parts or not p.is_file(): continue
         if p.suffix == ".ipynb":
@@ -207,23 +222,33 @@ def product_texts():
         elif p.suffix in (".md", ".toml", ".txt", ".yml", ".yaml"):
             yield str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")
     files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "pyproject.toml"]
-    files += sorted((ROOT / "autonorm_explorer").rglob("*.py")) + sorted((ROOT / "benchmarks").glob("*.py"))
+    files += sorted((ROOT / "autonorm_explorer").rglob("*.py"))
+    files += sorted((ROOT / "benchmarks").glob("*.py"))
     files += sorted((ROOT / "scripts").glob("*")) + sorted(p for p in (ROOT / "tests").glob("*.py")
                                                           if p.name != Path(__file__).name)
     for p in files:
         if p.is_file(): yield str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")
 
 
+def test_the_outside_pattern_catches_what_it_should_and_only_that():
+    for bad in ("spec §2.11", "(§1.7.4)", "see shared/spec", "papers.md", "pitfall 6", "claims 5, 6",
+                "the spec predicts", "/work/main"):
+        assert OUTSIDE.search(bad), bad
+    for fine in ("TR-5 and AN-12", "spec = json.loads(x)", "run_notebook(spec[\"notebook\"])",
+                 "the claims table", "inspect(spec)"):
+        assert not OUTSIDE.search(fine), fine
+
+
 def test_nothing_refers_to_a_document_outside_the_repository():
     hits = [f"{name}: …{text[max(0, m.start() - 40):m.end() + 40]}…".replace("\n", " ")
             for name, text in product_texts() for m in OUTSIDE.finditer(text)]
-    assert not hits, f"{len(hits)} references to documents outside the repository (or bare claim numbers; " \
-                     f"cite the claims table's ids instead):\n" + "\n".join(hits[:40])
+    assert not hits, f"{len(hits)} references to documents outside the repository (or bare " \
+                     f"claim numbers; cite the claims table's ids):\n" + "\n".join(hits[:40])
 
 
 def test_every_cited_claim_id_is_in_the_claims_table():
-    unknown = sorted({f"{name}: {cid}" for name, text in product_texts() for cid in cited_claim_ids(text)
-                      if cid not in CLAIMS})
+    unknown = sorted({f"{name}: {cid}" for name, text in product_texts()
+                      for cid in cited_claim_ids(text) if cid not in CLAIMS})
     assert not unknown, "claim ids not in the claims table:\n" + "\n".join(unknown)
 
 
@@ -231,8 +256,9 @@ def test_every_cited_claim_id_is_in_the_claims_table():
 
 @pytest.mark.slow
 def test_every_lesson_runs_under_papermill_at_tiny_size(tmp_path):
-    """All lessons in nbs/course, two at a time (one papermill process each: two executions in threads of one
-    process can stall each other), shrunk by IN_TEST; each solution asserts its own check."""
+    """All lessons in nbs/course, two at a time (one papermill process each: two executions in
+    threads of one process can stall each other), shrunk by IN_TEST; each solution asserts its
+    own check."""
     from autonorm_explorer.runner import default_kernel, notebook_parameters
     exe, kernel = Path(sys.executable).with_name("papermill"), default_kernel()
     env = {**os.environ, "IN_TEST": "1", "PYTHONPATH": str(ROOT)}
@@ -247,6 +273,7 @@ def test_every_lesson_runs_under_papermill_at_tiny_size(tmp_path):
     with ThreadPoolExecutor(2) as pool:
         done = list(pool.map(run, LESSONS))
     for nb, executed in done:
-        printed = "".join("".join(o.get("text", "")) for c in executed["cells"] for o in c.get("outputs", []))
+        printed = "".join("".join(o.get("text", "")) for c in executed["cells"]
+                          for o in c.get("outputs", []))
         n_ex = sum("exercise" in tags(c) for c in cells(nb))
         assert printed.count("✓ L") >= n_ex, f"{nb.name}: a solution did not pass its own check"
