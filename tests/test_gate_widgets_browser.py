@@ -1,11 +1,12 @@
-"""Real-browser test of GateExplorer and FreezeExplorer: JupyterLab on 127.0.0.1 driven by Debian chromium through
-Playwright, the same set-up as tests/test_widgets_browser.py.
+"""Real-browser test of GateExplorer and FreezeExplorer: JupyterLab on 127.0.0.1 driven by Debian
+chromium through Playwright, the same set-up as tests/test_widgets_browser.py.
 
-A person's path: run a notebook that shows both explorers, drag the τ slider of GateExplorer with the mouse and see
-the figure and the readout change; press Start on FreezeExplorer, watch two epochs arrive, press Stop and see the
-run end as "stopped"; no error in the browser console. The FreezeExplorer of this notebook is tiny (one block of
-width 16 on 128 digits) so that an epoch takes well under a second. Screenshots go to tests/artifacts/ (gitignored).
-Skipped only when chromium (or playwright) is missing AND CI is not "true"; under CI=true a missing browser is a
+A person's path: run a notebook that shows both explorers; drag the τ slider of GateExplorer with
+the mouse and see the figure and the readout change; press Start on FreezeExplorer, watch two
+epochs arrive, press Stop and see the run end as "stopped"; no error in the browser console. The
+FreezeExplorer of this notebook is tiny (one block of width 16 on 128 digits) so that an epoch
+takes well under a second. Screenshots go to tests/artifacts/ (gitignored). Skipped only when
+chromium (or playwright) is missing AND CI is not "true"; under CI=true a missing browser is a
 failure. Never runs `playwright install` (no browser downloads here).
 """
 import json, os, re, shutil, secrets, signal, socket, subprocess, sys, time, urllib.request
@@ -17,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = Path(os.environ.get("AUTONORM_CHROMIUM", "/usr/bin/chromium"))
 KERNEL = "autonorm-explorer"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 CELLS = [
     "from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer",
@@ -30,9 +32,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _need(condition: bool, why: str):
-    "Skip on a laptop without the browser; fail under CI=true (the browser test must never be skipped in CI)."
+    "Skip on a laptop without the browser; fail under CI=true (never skipped in CI)."
     if condition: return
-    if os.environ.get("CI") == "true": pytest.fail(f"CI=true but {why}: install it (make setup does, as root)")
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {why}: install it (make setup does, as root)")
     pytest.skip(why)
 
 
@@ -44,54 +47,68 @@ def _free_port() -> int:
 def _wait_http(url: str, timeout: float, proc: subprocess.Popen, log: Path):
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
-        if proc.poll() is not None: raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-3000:]}")
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200: return
         except OSError: pass
         time.sleep(0.3)
-    raise TimeoutError(f"jupyter lab did not answer {url} within {timeout} s:\n{log.read_text()[-3000:]}")
+    raise TimeoutError(f"jupyter lab did not answer {url} within {timeout} s:\n"
+                       f"{log.read_text()[-3000:]}")
 
 
 @pytest.fixture
 def lab(tmp_path):
-    "JupyterLab on a free port with a token, serving a notebook with both explorers and the project kernel."
+    "JupyterLab on a free port with a token, serving a notebook with both explorers."
     _need(CHROMIUM.exists(), f"{CHROMIUM} is missing (Debian package chromium)")
     try: import playwright.sync_api  # noqa: F401
     except ImportError: _need(False, "Python playwright is not installed")
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (autonorm-explorer)", "language": "python"}
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (autonorm-explorer)",
+                                 "language": "python"}
     nbformat.write(nb, tmp_path / "gates.ipynb")
     port, token = _free_port(), secrets.token_hex(16)
     log = tmp_path / "lab.log"
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1")
-    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
-           f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
-           "--LabApp.news_url=None", f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
+    # every cell attached and rendered (JupyterLab's default skips rendering off-screen cells)
+    settings = tmp_path / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1",
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "user-settings"))
+    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser",
+           "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+           f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=None",
+           f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
     with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     try:
         _wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", 90, proc, log)
         yield dict(url=f"http://127.0.0.1:{port}", token=token, root=tmp_path, log=log)
     finally:
-        proc.send_signal(signal.SIGINT); proc.send_signal(signal.SIGINT)   # lab asks to confirm: twice = shut down
+        proc.send_signal(signal.SIGINT)                  # lab asks to confirm: twice = shut down
+        proc.send_signal(signal.SIGINT)
         try: proc.wait(20)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL); proc.wait(10)
 
 
 def _wait_idle(page, timeout_ms: int = 120_000):
-    "The kernel really exists and is idle: the status bar shows '<kernel> | Idle' (not the pre-kernel 'idle')."
+    "The kernel exists and is idle: the status bar shows '<kernel> | Idle' (not the early 'idle')."
     page.locator(".jp-StatusBar-Widget", has_text=IDLE).first.wait_for(timeout=timeout_ms)
 
 
 def _wait_js(page, root: str, condition: str, timeout_ms: int = 120_000):
-    "Wait until `condition` (JS over r = readout text, s = status text) holds for the explorer `root`."
+    "Wait until `condition` (JS over rt = readout, st = status text) holds for explorer `root`."
     page.wait_for_function(
         f"""(root) => {{ const el = document.querySelector(root); if (!el) return false;
-             const r = el.querySelector('.explorer-readout'), s = el.querySelector('.explorer-status');
-             if (!r || !s) return false; const rt = r.innerText, st = s.innerText; return {condition}; }}""",
+             const r = el.querySelector('.explorer-readout');
+             const s = el.querySelector('.explorer-status');
+             if (!r || !s) return false;
+             const rt = r.textContent, st = s.textContent; return {condition}; }}""",
         arg=root, timeout=timeout_ms)
 
 
@@ -109,15 +126,17 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                     headless=True)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
             page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
             page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
             try:
-                page.goto(f"{lab['url']}/lab/tree/gates.ipynb?reset&token={lab['token']}", timeout=120_000)
+                url = f"{lab['url']}/lab/tree/gates.ipynb?reset&token={lab['token']}"
+                page.goto(url, timeout=120_000)
                 page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
-                _wait_idle(page)                                   # the kernel exists; Run All is not dropped
+                _wait_idle(page)                       # the kernel exists; Run All is not dropped
                 page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
                 page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
 
@@ -126,16 +145,18 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
                 gate.wait_for(timeout=120_000)
                 _wait_js(page, ".gateexplorer", "rt.includes('π_DyT') && st.startsWith('ready')")
                 _wait_idle(page)
-                first = gate.locator(".explorer-readout").inner_text()
+                first = gate.locator(".explorer-readout").text_content()
                 img = gate.locator("img").first
                 png0 = img.screenshot()
                 gate.screenshot(path=ARTIFACTS / "gate_1_initial.png")
-                tau = gate.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^τ$")))
+                tau_label = page.locator(".widget-label", has_text=re.compile(r"^τ$"))
+                tau = gate.locator(".widget-slider", has=tau_label)
                 _drag_right(page, tau, 40)
-                _wait_js(page, ".gateexplorer", f"rt !== {json.dumps(first)} && rt.includes('π_DyT') && st.startsWith('ready')")
+                _wait_js(page, ".gateexplorer", f"rt !== {json.dumps(first)} && "
+                                                "rt.includes('π_DyT') && st.startsWith('ready')")
                 _wait_idle(page)
-                tau_shown = float(tau.locator(".widget-readout").inner_text())
-                second = gate.locator(".explorer-readout").inner_text()
+                tau_shown = float(tau.locator(".widget-readout").text_content())
+                second = gate.locator(".explorer-readout").text_content()
                 assert tau_shown > 0.5, tau_shown
                 assert f"at τ = {tau_shown:.3g}" in second, (tau_shown, second)
                 png1 = img.screenshot()
@@ -150,18 +171,21 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
                 freeze.locator(".explorer-status", has_text="Start").wait_for(timeout=60_000)
                 freeze.screenshot(path=ARTIFACTS / "freeze_1_before_start.png")
                 freeze.locator("button", has_text=re.compile(r"^Start$")).click()
-                _wait_js(page, ".freezeexplorer", "/epoch [2-9][0-9]*\\/50/.test(rt) && rt.includes('running')")
-                two = freeze.locator(".explorer-readout").inner_text()
+                _wait_js(page, ".freezeexplorer",
+                         "/epoch [2-9][0-9]*\\/50/.test(rt) && rt.includes('running')")
+                two = freeze.locator(".explorer-readout").text_content()
                 freeze.screenshot(path=ARTIFACTS / "freeze_2_two_epochs.png")
                 assert "AutoNorm-S" in two and "held-out acc" in two, two
                 freeze.locator("button", has_text=re.compile(r"^Stop$")).click()
-                _wait_js(page, ".freezeexplorer", "rt.includes('stopped') && st.startsWith('ready')", 60_000)
+                _wait_js(page, ".freezeexplorer",
+                         "rt.includes('stopped') && st.startsWith('ready')", 60_000)
                 _wait_idle(page)
-                stopped = freeze.locator(".explorer-readout").inner_text()
+                stopped = freeze.locator(".explorer-readout").text_content()
                 freeze.screenshot(path=ARTIFACTS / "freeze_3_stopped.png")
                 epochs = int(re.search(r"epoch (\d+)/50", stopped).group(1))
                 assert 2 <= epochs < 50, stopped
-                assert "freeze fired" in stopped or "no freeze" in stopped, stopped   # T_freeze = 2 was reached
+                # T_freeze = 2 was reached: the rule has spoken
+                assert "freeze fired" in stopped or "no freeze" in stopped, stopped
                 page.screenshot(path=ARTIFACTS / "gate_freeze_page.png")
             except Exception:
                 page.screenshot(path=ARTIFACTS / "gate_freeze_failure.png")

@@ -56,7 +56,12 @@ def lab(tmp_path):
     (tmp_path / "explorers.ipynb").write_text(json.dumps(nb))
     port, token = _free_port(), secrets.token_hex(16)
     log = tmp_path / "lab.log"
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1")
+    # every cell attached and rendered (JupyterLab's default skips off-screen cells: their text reads as "")
+    settings = tmp_path / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1",
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "user-settings"))
     cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
            f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
            "--LabApp.news_url=None", f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
