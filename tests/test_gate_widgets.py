@@ -5,7 +5,7 @@ forms (the binary Concrete law, quadrature of the gradient's moments) and PyTorc
 `F.gumbel_softmax`; check the freeze rule's story against the entropies drawn; check that runs can
 be stopped, restarted, cancelled and closed without a thread left behind, also when Python exits.
 FreezeExplorer runs are tiny (one block of width 16 on 64-128 digits) to keep the file short."""
-import json, math, subprocess, sys, textwrap, threading, time
+import json, math, subprocess, sys, textwrap, threading, time, warnings
 from pathlib import Path
 
 import numpy as np
@@ -407,6 +407,30 @@ def test_freeze_presets_say_what_to_look_at():
             assert sentence in ex.preset_note.value and sentence.endswith(".")
             assert ex.runs_started == 0
     finally: ex.close()
+
+
+def test_explorers_drawing_from_several_threads_never_break_a_draw():
+    "Workers redraw while the kernel thread builds explorers: FreeType must never be entered twice."
+    gates = [GateExplorer(samples=200) for _ in range(2)]
+    errors, stop = [], threading.Event()
+    def drag(ex, k):
+        i = 0
+        while not stop.is_set():
+            ex.controls["tau"].value = 0.1 + 0.05 * ((i + k) % 20)
+            i += 1
+            assert ex.wait(60)
+            if ex.error: errors.append(ex.error)
+    threads = [threading.Thread(target=drag, args=(ex, k)) for k, ex in enumerate(gates)]
+    try:
+        for t in threads: t.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")                   # a garbled layout warns "Tight layout"
+            for epochs in range(10, 20): FreezeExplorer(epochs=epochs).close()
+    finally:
+        stop.set()
+        for t in threads: t.join(60)
+        for ex in gates: ex.close()
+    assert not errors, errors[:3]
 
 
 # ---------------------------------------------------------------- clean exit
