@@ -349,5 +349,5 @@ def gate_epoch_summary(model: nn.Module, epoch: int) -> pd.DataFrame:
         rec = m.close_epoch(epoch)
         rows.append(dict(epoch=int(epoch), site=name, layer=site_layer(name, m), role=getattr(m, "site_role", ""),
                          method=m.method, w_dyt=rec["w_dyt"], entropy=rec["entropy"],
-                         entropy_tau=rec["entropy_tau"], n=rec["n"], frozen=m.selector_frozen))
+                         entropy_tau=rec.get("entropy_tau", float("nan")), n=rec["n"], frozen=m.selector_frozen))
     return pd.DataFrame(rows, columns=GATE_COLUMNS)
