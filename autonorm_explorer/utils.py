@@ -12,9 +12,10 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['check_choice', 'check_finite', 'check_range', 'check_int', 'seed_everything', 'torch_generator', 'resolve_device',
-           'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl',
-           'atomic_write_jsonl', 'atomic_torch_save']
+__all__ = ['MEMORY_LIMIT_BYTES', 'check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool',
+           'format_bytes', 'check_memory', 'seed_everything', 'torch_generator', 'resolve_device', 'torch_threads',
+           'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl', 'atomic_write_jsonl',
+           'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -47,13 +48,54 @@ def check_range(field: str, value: float, low: float | None = None, high: float 
     return v
 
 # %% ../nbs/00_utils.ipynb #ec649d82
+def _interval(low, high) -> str:
+    "The closed interval `[low, high]` as an error message writes it (`-inf`/`inf` for a missing bound)."
+    return f"{'(-inf' if low is None else f'[{low}'}, {'inf)' if high is None else f'{high}]'}"
+
 def check_int(field: str, value: Any, low: int | None = None, high: int | None = None) -> int:
     "Return `value` as an int if it is an integer in `[low, high]`, else raise a `ValueError` naming the field."
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if not (isinstance(value, float) and value.is_integer()):
-            raise ValueError(f"{field}={value!r} must be an integer")
-    check_range(field, value, low, high)
-    return int(value)
+            raise ValueError(f"{field}={value!r} must be an integer; allowed: {_interval(low, high)}")
+    v = int(value)                                   # compared as an int: 2**63 - 1 survives (a float would round it)
+    if (low is not None and v < low) or (high is not None and v > high):
+        raise ValueError(f"{field}={value!r} is out of range; allowed: {_interval(low, high)}")
+    return v
+
+# %% ../nbs/00_utils.ipynb #6a972586
+def check_type(field: str, value: Any, types: type | tuple[type, ...], hint: str = "") -> Any:
+    "Return `value` if it is an instance of `types`, else raise a `TypeError` naming the value and the allowed types."
+    if not isinstance(value, types):
+        names = " or ".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+        shown = repr(value) if len(repr(value)) <= 80 else f"{repr(value)[:77]}..."
+        raise TypeError(f"{field}={shown} is a {type(value).__name__}; allowed: {names}{'. ' + hint if hint else ''}")
+    return value
+
+# %% ../nbs/00_utils.ipynb #55270228
+def check_bool(field: str, value: Any) -> bool:
+    "Return `value` if it is a bool (or NumPy bool); a string such as `'no'` is refused, never read as true."
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{field}={value!r} must be a bool; allowed: True, False")
+    return bool(value)
+
+# %% ../nbs/00_utils.ipynb #0edecf71
+MEMORY_LIMIT_BYTES = 4 * 2**30            # 4 GiB: the default most one request may allocate
+
+def format_bytes(n: float) -> str:
+    "A byte count for people: `format_bytes(3 * 2**30) == '3.0 GiB'`."
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+# %% ../nbs/00_utils.ipynb #c163cb1a
+def check_memory(what: str, n_bytes: float, limit: float | None = None) -> float:
+    "Raise a `ValueError` when `what` needs more than `limit` bytes (default `MEMORY_LIMIT_BYTES`), naming both."
+    limit = MEMORY_LIMIT_BYTES if limit is None else limit
+    if n_bytes > limit:
+        raise ValueError(f"{what} would take {format_bytes(n_bytes)}, over the {format_bytes(limit)} limit; "
+                         "allowed: a smaller size (or a larger limit, if this machine has the memory)")
+    return n_bytes
 
 # %% ../nbs/00_utils.ipynb #3587e624
 def seed_everything(seed: int) -> int:
