@@ -33,8 +33,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .utils import (check_bool, check_choice, check_finite, check_int, check_memory, check_range,
-                                     check_type, host_memory_bytes, MEMORY_LIMIT_BYTES, torch_generator,
-                                     resolve_device)
+                                     check_type, host_memory_bytes, torch_generator, resolve_device)
 from .spectra import ACTIVATIONS
 
 # %% auto #0
@@ -95,7 +94,7 @@ def validate(self: ResMLPConfig) -> ResMLPConfig:
         raise ValueError(f"expansion={self.expansion!r} gives a hidden width round(expansion*width) = 0; "
                          "need >= 1")
     check_memory(f"the float64 weights of width={self.width}, depth={self.depth}, hidden={self.hidden}",
-                 self.weight_bytes, max(MEMORY_LIMIT_BYTES, host_memory_bytes() or 0))
+                 self.weight_bytes, host_memory_bytes())
     return self
 
 # %% ../nbs/11_resmlp.ipynb #e9806fa0
