@@ -30,8 +30,8 @@ import torch
 # %% auto #0
 __all__ = ['MEMORY_LIMIT_BYTES', 'check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool',
            'format_bytes', 'check_memory', 'host_memory_bytes', 'seed_everything', 'torch_generator', 'resolve_device',
-           'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl',
-           'atomic_write_jsonl', 'atomic_torch_save']
+           'device_memory_bytes', 'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json',
+           'append_jsonl', 'atomic_write_jsonl', 'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -150,6 +150,14 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was requested but CUDA is not available here; use 'auto' or 'cpu'")
     return dev
+
+# %% ../nbs/00_utils.ipynb #a5c535d0
+def device_memory_bytes(device: str | torch.device = "cpu") -> int | None:
+    "Total memory of `device` in bytes: the GPU's for CUDA, this machine's for the CPU; None where unknown."
+    dev = resolve_device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_properties(dev).total_memory
+    return host_memory_bytes() if dev.type == "cpu" else None
 
 # %% ../nbs/00_utils.ipynb #53b08ab7
 @contextmanager
