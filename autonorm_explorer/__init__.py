@@ -3,6 +3,7 @@
 Modules:
 
 - `autonorm_explorer.block_rank`: `block_rank_profile(model, inputs)`: the rank tools of `propagation` for any residual network whose blocks are a list of modules: ViT-Lite, the text encoder, the tabular transformer, the residual MLP, or your own model. At every depth ℓ = 0..L it gives the effective rank of the Jacobian of the residual stream, the representation rank, the branch-to-skip ratio of the attention and the MLP branch, the stream norm and the mean spike.
+- `autonorm_explorer.branch`: `branch_rank_sweep(expansions)`: numerical rank, full-rank fraction, effective rank and conditioning of J_f = W_down·D·W_up over expansion ratios m/d, to see the Marchenko–Pastur threshold 1/p(σ).
 - `autonorm_explorer.exercises_depth`: Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the number.
 - `autonorm_explorer.paths`: `path_orders(cfg)`: how much of ∂h_L/∂h_0 travels through k branches, k = 0..L — exactly (DP), by random probes (Hutchinson), or by a mean-field binomial law.
 - `autonorm_explorer.propagation`: `rank_profile(cfg)`: one pass over the blocks gives, at every depth ℓ = 0..L, the effective rank of the input–output Jacobian ∂h_ℓ/∂h_0, the effective rank of the representation, the mean spike, the branch-to-skip ratio and the stream norm.
