@@ -198,6 +198,7 @@ def _fsync_folder(folder: Path) -> None:
 # %% ../nbs/00_utils.ipynb #8c510973
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     "Write `data` to `path` atomically (temp file in the same folder + `os.replace`); return the path."
+    check_type("data", data, (bytes, bytearray, memoryview), "encode text first, or use atomic_write_text")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_temp(path.parent, path.name)
@@ -216,7 +217,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
 # %% ../nbs/00_utils.ipynb #175648d7
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     "Write `text` (UTF-8) to `path` atomically."
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    return atomic_write_bytes(path, check_type("text", text, str).encode("utf-8"))
 
 # %% ../nbs/00_utils.ipynb #a38540d0
 def atomic_write_json(path: str | os.PathLike, obj: Any, **kw) -> Path:
