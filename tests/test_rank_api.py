@@ -1,4 +1,4 @@
-"Rank tools: the contracts other modules code against, the tutorial's papermill parameters, and the nbdev-clean tag fix."
+"Rank tools: the contracts other modules code against, the tutorial's papermill parameters, the nbdev-clean tag fix."
 import inspect, json, subprocess, sys
 from dataclasses import replace
 from pathlib import Path
@@ -17,14 +17,18 @@ TUTORIAL = ROOT / "nbs" / "tutorials" / "rank_claims.ipynb"
 
 
 def test_contract_signatures():
-    assert list(inspect.signature(rank_profile).parameters)[:6] == ["cfg", "n_samples", "n_jacobian_inputs", "seed", "device", "weights"]
+    assert list(inspect.signature(rank_profile).parameters)[:6] == ["cfg", "n_samples", "n_jacobian_inputs", "seed",
+                                                                    "device", "weights"]
     assert inspect.signature(rank_profile).parameters["n_samples"].default == 128
     assert list(inspect.signature(path_orders).parameters)[:3] == ["cfg", "method", "seed"]
     p = inspect.signature(branch_rank_sweep).parameters
-    assert [(k, p[k].default) for k in ("width", "activation", "trials", "seed", "q")] == [("width", 128), ("activation", "relu"), ("trials", 20), ("seed", 0), ("q", 1.0)]
-    for name in ("erank", "survival_rate", "mp_threshold", "mp_edges", "mp_density"): assert callable(getattr(spectra, name))
+    assert [(k, p[k].default) for k in ("width", "activation", "trials", "seed", "q")] == [
+        ("width", 128), ("activation", "relu"), ("trials", 20), ("seed", 0), ("q", 1.0)]
+    for name in ("erank", "survival_rate", "mp_threshold", "mp_edges", "mp_density"):
+        assert callable(getattr(spectra, name))
     fields = set(ResMLPConfig.__dataclass_fields__)
-    assert {"width", "depth", "beta", "alpha", "placement", "branch", "expansion", "activation", "norm", "projection", "seed"} <= fields
+    assert {"width", "depth", "beta", "alpha", "placement", "branch", "expansion", "activation", "norm", "projection",
+            "seed"} <= fields
 
 
 def test_rank_profile_columns_and_weight_reuse():
