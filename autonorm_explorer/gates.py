@@ -104,13 +104,13 @@ ENTROPY_LABELS = {"entropy": "H(π), π = softmax(logits) (nats)",
                   "entropy_tau": "H(softmax(logits/τ)), the applied gate (nats)"}
 
 # %% ../nbs/24_gates.ipynb #1bd4a465
-def _check_log(entry: str, log: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def _check_log(entry: str, log: pd.DataFrame, columns: Sequence[str], field: str = "epoch_log") -> pd.DataFrame:
     "Raise a clear error unless `log` is a DataFrame with `columns` (e.g. `GateLogger.epoch_log`)."
-    check_type("epoch_log", log, pd.DataFrame, f"{entry} reads a gate log such as GateLogger.epoch_log")
+    check_type(field, log, pd.DataFrame, f"{entry} reads a table such as GateLogger.epoch_log")
     missing = [c for c in columns if c not in log.columns]
     if missing:
         raise ValueError(f"{entry}: the log has no column(s) {missing}; it has {list(log.columns)}, "
-                         f"expected the columns of a gate log ({GATE_COLUMNS})")
+                         f"expected {list(columns)}")
     return log
 
 # %% ../nbs/24_gates.ipynb #bb6f0051
@@ -202,7 +202,7 @@ def selector_grad_variance(model: nn.Module, loss_fn: Callable[[nn.Module, Any],
 # %% ../nbs/24_gates.ipynb #d331c573
 def plot_grad_variance(df: pd.DataFrame, ax=None, title: str | None = None):
     "Log-log plot of the selector-gradient variance (and squared mean) against τ."
-    _check_log("plot_grad_variance", df, ("tau", "grad_var", "grad_mean_sq"))
+    _check_log("plot_grad_variance", df, ("tau", "grad_var", "grad_mean_sq"), field="df")
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 3.2))
     ax.loglog(df.tau, df.grad_var, "o-", label="variance across mini-batches")
