@@ -386,7 +386,7 @@ class RandomSelector(GatedSite):
 class FrozenLN(LayerNorm):
     "The paper's FrozenLN baseline: plain LayerNorm at the site (selector disabled)."
 
-
+# %% ../nbs/21_autonorm.ipynb #b72e8342
 @register_norm("frozen_dyt")
 class FrozenDyT(DyT):
     "The earlier draft's FrozenDyT baseline: plain DyT at the site."

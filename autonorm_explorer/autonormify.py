@@ -63,7 +63,7 @@ class NormSpec:
     def __post_init__(self):
         self.kind = canonical_norm(self.kind, "kind", NORM_KINDS)
 
-
+# %% ../nbs/25_autonormify.ipynb #872f725f
 def _affine(m: nn.Module, name: str, offset: float = 0.0) -> torch.Tensor | None:
     t = getattr(m, name, None)
     return None if t is None else t.detach() + offset
@@ -85,7 +85,7 @@ def layernorm_spec(m: nn.Module, channel_dim: int = -1, weight_offset: float = 0
         channel_dim,
     )
 
-
+# %% ../nbs/25_autonormify.ipynb #c051714c
 def rmsnorm_spec(m: nn.Module, weight_offset: float = 0.0) -> NormSpec:
     "NormSpec of an RMSNorm-like module (`eps` or `variance_epsilon`, a 1-D `weight`)."
     w = getattr(m, "weight", None)
@@ -121,7 +121,7 @@ def looks_like_rmsnorm(m: nn.Module) -> bool:
         and params["weight"].ndim == 1
     )
 
-
+# %% ../nbs/25_autonormify.ipynb #dfd42351
 def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
     "Relative max |m(x) − γ·x/√(mean x² + ε)| on a fixed random input (≈ 0 for a true RMSNorm)."
     p = next(m.parameters())
@@ -132,7 +132,7 @@ def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
         ref = g * x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + spec.eps)
         return ((m(x).float() - ref).abs().max() / ref.abs().max()).item()
 
-
+# %% ../nbs/25_autonormify.ipynb #f67c7679
 def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec | None:
     "NormSpec of `m` if it is a site for `targets`/`rules`, else None; raises if it cannot be one."
     if type(m) in rules:
@@ -168,7 +168,7 @@ class CausalFiLMNorm(FiLMNorm):
         dgamma, beta = self.generator(causal_token_mean(x, mask)).chunk(2, dim=-1)  # [B, N, d] each
         return (1 + dgamma) * F.layer_norm(x, (self.dim,), None, None, self.eps) + beta
 
-
+# %% ../nbs/25_autonormify.ipynb #2b21b457
 AFFINE_SLOTS = {  # method → the submodules (paths) whose γ, β receive the pretrained ones
     "layernorm": ("",),
     "frozen_ln": ("",),
@@ -181,7 +181,7 @@ AFFINE_SLOTS = {  # method → the submodules (paths) whose γ, β receive the p
     "adanorm": (),
 }
 
-
+# %% ../nbs/25_autonormify.ipynb #ef9c7a85
 def _carry_affine(new: nn.Module, method: str, spec: NormSpec) -> str:
     "Copy the pretrained γ, β into `new` as the table above says; return a note of where they went."
     if spec.weight is None and spec.bias is None:
@@ -262,7 +262,7 @@ class PaddingMask:
         if self._stack:
             self._stack.pop()
 
-
+# %% ../nbs/25_autonormify.ipynb #b29095b2
 class NormSite(nn.Module):
     "A converted site: `norm` on the old input seen as [B, N, d] (batch first, channels last)."
 
@@ -308,7 +308,7 @@ class NormSite(nn.Module):
     def extra_repr(self):
         return f"batch_dim={self.batch_dim}, channel_dim={self.channel_dim}"
 
-
+# %% ../nbs/25_autonormify.ipynb #cfa5ef24
 def real_token_mask(name: str, mask: torch.Tensor) -> torch.Tensor:
     "A call's padding argument as [B, N] booleans, True = real token."
     if mask.ndim != 2:
@@ -320,7 +320,7 @@ def real_token_mask(name: str, mask: torch.Tensor) -> torch.Tensor:
         return mask != 0  # HF: 1 = real, 0 = padding
     return ~mask if mask.dtype == torch.bool else mask == 0  # torch: True / −inf = padding
 
-
+# %% ../nbs/25_autonormify.ipynb #23b1061e
 @contextmanager
 def padding_mask(model: nn.Module, mask: torch.Tensor):
     "Hand `mask` [B, N] (True = real token) to every site `autonormify` put in `model`."
@@ -344,7 +344,7 @@ def is_causal_model(model: nn.Module) -> bool:
         return True
     return any(getattr(m, "is_causal", None) is True for m in model.modules())
 
-
+# %% ../nbs/25_autonormify.ipynb #36c6eb1a
 def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
     "(layer index, role) of every site path, blocks numbered in module order (see above)."
     blocks, out = {}, {}
@@ -358,7 +358,7 @@ def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
         out[p] = (blocks.setdefault(key, len(blocks)), ".".join(parts[k + 1 :]) or "site")
     return out
 
-
+# %% ../nbs/25_autonormify.ipynb #72060602
 def _torch_batch_first(m: nn.Module) -> bool | None:
     "batch_first of torch's transformer modules (None for any other module)."
     if isinstance(m, (nn.TransformerEncoderLayer, nn.TransformerDecoderLayer)):
@@ -372,7 +372,7 @@ def _torch_batch_first(m: nn.Module) -> bool | None:
 
 MASK_ARGUMENTS = ("attention_mask", "src_key_padding_mask")
 
-
+# %% ../nbs/25_autonormify.ipynb #e935daf1
 class MaskFromCall:
     "Forward pre-hook and hook of a converted model: share the call's padding mask with its sites."
 
@@ -435,14 +435,14 @@ class ConvertedSite:
     causal: bool
     kept: str  # what it kept of the pretrained γ, β
 
-
+# %% ../nbs/25_autonormify.ipynb #8a7d2260
 def sites_frame(sites: list[ConvertedSite]) -> pd.DataFrame:
     "The sites `autonormify` returned, one row each."
     return pd.DataFrame(
         [asdict(s) for s in sites], columns=list(ConvertedSite.__dataclass_fields__)
     )
 
-
+# %% ../nbs/25_autonormify.ipynb #278f9ba1
 def _tensor_home(m: nn.Module, model: nn.Module) -> tuple[torch.dtype, torch.device]:
     "dtype and device of `m`'s own floating tensors, else of the model's, else torch's defaults."
     for src in (m, model):

@@ -13,6 +13,7 @@ import torch
 import torch.nn as nn
 
 from .checking import Exercise, register, as_number, number_grader, choice_grader
+from .norm_registry import NORM_ALIASES
 
 # %% auto #0
 __all__ = ['L6_1', 'L6_2_CHOICES', 'L6_2', 'L6_3_CHOICES', 'L6_3', 'L7_1_TOKEN', 'L7_1', 'L7_2', 'L7_3_CHOICES', 'L7_3', 'L7_4',
@@ -30,6 +31,7 @@ def post_norm_initial_erank(width: int = 32, depth: int = 32, seed: int = 0) -> 
                        seed=seed)
     return float(rank_profile(cfg, n_jacobian_inputs=1, seed=seed).jacobian_erank.iloc[-1])
 
+# %% ../nbs/64_exercises_autonorm.ipynb #08b67b85
 _L6_1_NUMBER = number_grader(post_norm_initial_erank, abs=0.01,
                              too_low="too low: use width=32, depth=32, beta=1.0, "
                                      "placement='post', seed=0",
@@ -53,6 +55,8 @@ L6_1 = register(Exercise(
 
 # %% ../nbs/64_exercises_autonorm.ipynb #9acc9833
 L6_2_CHOICES = ("refuted", "not_reproduced_at_this_scale", "reproduced")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #37e93e6a
 _L6_2_HINTS = {
     "refuted": "a refutation has to be measured in the claim's own setting (its data, depth, "
                "width and budget); "
@@ -68,7 +72,10 @@ L6_2 = register(Exercise(
             "predicts which "
             "networks train on CIFAR-10'?", f"one of {list(L6_2_CHOICES)}", _grade_l6_2))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #6af7c684
 L6_3_CHOICES = ("more_epochs", "fewer_epochs_or_harder_task", "same_budget_more_seeds")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #30d82d09
 _L6_3_HINTS = {
     "more_epochs": "a longer budget gives every network even more time to train through a bad "
                    "start: the gap can only shrink",
@@ -86,12 +93,14 @@ L6_3 = register(Exercise(
 # %% ../nbs/64_exercises_autonorm.ipynb #3ee4cc88
 L7_1_TOKEN = (1.0, 2.0, 3.0, 6.0)
 
+# %% ../nbs/64_exercises_autonorm.ipynb #8091ac63
 def layernorm_last_channel(token=L7_1_TOKEN) -> float:
     "Last output channel of the package's LayerNorm (γ = 1, b = 0, eps = 1e-5) on one token."
     from autonorm_explorer.norms import LayerNorm
     x = torch.tensor([token], dtype=torch.float64)
     with torch.no_grad(): return float(LayerNorm(len(token)).double()(x)[0, -1])
 
+# %% ../nbs/64_exercises_autonorm.ipynb #83d25a5f
 def _grade_l7_1(answer) -> str | None:
     x, truth = as_number(answer), layernorm_last_channel()
     xs = torch.tensor(L7_1_TOKEN, dtype=torch.float64)
@@ -107,6 +116,7 @@ L7_1 = register(Exercise("L7.1", "LayerNorm (γ = 1, b = 0, eps = 1e-5) of the t
                                  "the value of its last channel, to 3 "
                                  "decimals.", "a float", _grade_l7_1))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #9ee73d31
 def _grade_l7_2(answer) -> str | None:
     x = as_number(answer)
     if x <= 0: return "α is a positive scale: DyT(x) = γ·tanh(αx) + b with γ = 1"
@@ -120,20 +130,30 @@ L7_2 = register(Exercise("L7.2", "A token's channels have mean 0 and standard de
                                  "token?", "a positive float",
                          _grade_l7_2))
 
-L7_3_CHOICES = ("ln", "rms", "dyt")
-_L7_3_HINTS = {"rms": "RMSNorm divides by sqrt(mean(x²)), and a shift changes mean(x²): it does "
-                      "not subtract the mean",
+# %% ../nbs/64_exercises_autonorm.ipynb #fe8d3780
+L7_3_CHOICES = ("layernorm", "rmsnorm", "dyt")   # the names of make_norm; "ln", "rms" accepted too
+
+# %% ../nbs/64_exercises_autonorm.ipynb #ab424cbc
+_L7_3_HINTS = {"rmsnorm": "RMSNorm divides by sqrt(mean(x²)), and a shift changes mean(x²): it does "
+                          "not subtract the mean",
                "dyt": "DyT acts on each channel alone: tanh(α(x + c)) is not tanh(αx)"}
-_grade_l7_3 = choice_grader("ln", L7_3_CHOICES, _L7_3_HINTS)
+_choose_l7_3 = choice_grader("layernorm", L7_3_CHOICES, _L7_3_HINTS)
+
+def _grade_l7_3(answer):
+    "Grade one of L7_3_CHOICES; the old spellings 'ln' and 'rms' are read as the layers they name."
+    return _choose_l7_3(NORM_ALIASES.get(answer.strip().lower(), answer) if isinstance(answer, str) else answer)
 
 L7_3 = register(Exercise("L7.3", "Add the same constant c to every channel of a token. Which "
                                  "layer's output does not "
-                                 "change at all?", f"one of {list(L7_3_CHOICES)}", _grade_l7_3))
+                                 "change at all?", f"one of {list(L7_3_CHOICES)} ('ln', 'rms' also accepted)",
+                         _grade_l7_3))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #d9461bd5
 def adanorm_value(y: float, k: float = 0.1, scale: float = 1.0) -> float:
     "AdaNorm's output C·(1 − k·y)·y for a channel whose normalized value is y."
     return scale * (1 - k * y) * y
 
+# %% ../nbs/64_exercises_autonorm.ipynb #eb791af6
 def _grade_l7_4(answer) -> str | None:
     x, truth = as_number(answer), adanorm_value(3.0)
     if abs(x - 3.0) < 1e-6: return ("that is the plain normalized value; AdaNorm multiplies it by "
@@ -150,6 +170,7 @@ def entropy_nats(p) -> float:
     from autonorm_explorer.autonorm import binary_entropy
     return float(binary_entropy(torch.as_tensor(p, dtype=torch.float64)))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #f97dda5c
 def applied_gate_from_entropy(h: float, tau: float) -> float:
     "Largest weight of softmax(logits/τ) when π = softmax(logits) has entropy h (two choices)."
     from scipy.optimize import brentq
@@ -157,6 +178,7 @@ def applied_gate_from_entropy(h: float, tau: float) -> float:
     gap = math.log(p / (1 - p))                                           # logit gap
     return 1 / (1 + math.exp(-gap / tau))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #ddc5edf3
 def _grade_l8_1(answer) -> str | None:
     x, truth = as_number(answer), entropy_nats([0.85, 0.15])
     if abs(x - truth / math.log(2)) < 3e-3: return ("that is in bits; the package measures entropy "
@@ -168,6 +190,7 @@ L8_1 = register(Exercise("L8.1", "Entropy (nats) of the selector distribution π
                                  "to 3 decimals.",
                          "a float in [0, ln 2]", _grade_l8_1))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #c9f9b8e8
 def _grade_l8_2(answer) -> str | None:
     x = as_number(answer)
     if not 0.5 <= x <= 1: return "the larger of two weights that sum to 1 lies in [0.5, 1]"
@@ -182,6 +205,7 @@ L8_2 = register(Exercise("L8.2", "The selector's π = softmax(logits) has entrop
                                  "norm? 4 decimals.",
                          "a float in [0.5, 1]", _grade_l8_2))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #36e77464
 @lru_cache(maxsize=None)
 def paper_vit_gated_sites() -> int:
     "Number of AutoNorm sites of ViTLite(preset='paper', norm='autonorm'), final norm as default."
@@ -189,6 +213,7 @@ def paper_vit_gated_sites() -> int:
     from autonorm_explorer.autonorm import gated_sites
     return len(gated_sites(ViTLite(10, norm="autonorm", preset="paper")))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #45d55901
 def _grade_l8_3(answer) -> str | None:
     x, truth = as_number(answer), paper_vit_gated_sites()
     if not x.is_integer(): raise ValueError(f"{answer!r} is not a whole number")
@@ -202,8 +227,11 @@ L8_3 = register(Exercise("L8.3", "How many gated sites (AutoNorm modules, each w
                                  "ViTLite(10, norm='autonorm', preset='paper') "
                                  "have?", "a whole number", _grade_l8_3))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #a9a49a00
 L8_4_CHOICES = ("one_hot_forward_soft_backward", "soft_forward_soft_backward",
                 "one_hot_forward_no_gradient")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #57352460
 _L8_4_HINTS = {"soft_forward_soft_backward": "that is the soft mode (hard=False), the paper's "
                                              "default",
                "one_hot_forward_no_gradient": "an argmax alone has no gradient; the "
@@ -218,6 +246,7 @@ L8_4 = register(Exercise("L8.4", "With gumbel_softmax_weights(..., hard=True): w
 # %% ../nbs/64_exercises_autonorm.ipynb #440c42c2
 L9_TRAJECTORY = (0.69, 0.52, 0.31, 0.12, 0.06, 0.04)   # epoch-mean gate entropy (nats), epochs 1..6
 
+# %% ../nbs/64_exercises_autonorm.ipynb #47bb52e5
 def freeze_decision(entropies=L9_TRAJECTORY, t_freeze: int = 4, eps_h: float = 0.1) -> str:
     "The `GateFreezer` decision ('frozen' / 'kept_training') for an epoch-mean entropy trajectory."
     from autonorm_explorer.autonorm import AutoNorm
@@ -230,7 +259,10 @@ def freeze_decision(entropies=L9_TRAJECTORY, t_freeze: int = 4, eps_h: float = 0
     for e in range(1, len(entropies) + 1): fr.on_epoch_end(epoch=e, model=model)
     return fr.decision
 
+# %% ../nbs/64_exercises_autonorm.ipynb #f4093aba
 L9_1_CHOICES = ("frozen", "kept_training")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #b3503346
 _grade_l9_1 = choice_grader(lambda: freeze_decision(t_freeze=4), L9_1_CHOICES,
                             default="the rule looks at one number only: the entropy at the end of "
                                     "epoch T_freeze, "
@@ -242,7 +274,10 @@ L9_1 = register(Exercise("L9.1", f"Epoch-mean gate entropies {list(L9_TRAJECTORY
                                  "decide?", f"one of {list(L9_1_CHOICES)}",
                          _grade_l9_1))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #382f20ee
 L9_2_CHOICES = ("identical", "different")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #9dd7748c
 def _l9_2_truth() -> str:
     return "identical" if freeze_decision(t_freeze=5) == "kept_training" else "different"
 
@@ -259,6 +294,7 @@ L9_2 = register(Exercise("L9.2", f"Same trajectory {list(L9_TRAJECTORY)}, now T_
                                  "different?",
                          f"one of {list(L9_2_CHOICES)}", _grade_l9_2))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #56978a22
 def _grade_l9_3(answer) -> str | None:
     x = as_number(answer)
     if not 0 < x <= math.log(2): return "ε_H is an entropy threshold in (0, ln 2] nats"
@@ -272,7 +308,10 @@ L9_3 = register(Exercise("L9.3", "Same trajectory, T_freeze = 5. What is the lar
                                  "still freezes the "
                                  "selectors?", "a float in (0, ln 2]", _grade_l9_3))
 
+# %% ../nbs/64_exercises_autonorm.ipynb #ba42f4f0
 L9_4_CHOICES = ("outcome", "mechanism")
+
+# %% ../nbs/64_exercises_autonorm.ipynb #201ffa8a
 _grade_l9_4 = choice_grader("outcome", L9_4_CHOICES,
                             {"mechanism": "a mechanism explains why; this sentence only reports "
                                           "which model scored "
