@@ -454,7 +454,98 @@ def _tensor_home(m: nn.Module, model: nn.Module) -> tuple[torch.dtype, torch.dev
 
 _POOLING_WRAPPERS = (GatedSite, FiLMNorm, NormSite)  # their inner layers are not sites
 
+# %% ../nbs/25_autonormify.ipynb #b59704cc
+def _plan_sites(model: nn.Module, targets: tuple[str, ...], rules: dict) -> tuple[list, list[str]]:
+    "Step 1, plan: (path, module, NormSpec) of every site in module order, and the RMSNorm-likes left out."
+    plan, errors, skipped_rms, inside = [], [], [], ()
+    for path, m in model.named_modules():
+        if inside and any(path.startswith(p) for p in inside):
+            continue
+        if isinstance(m, _POOLING_WRAPPERS):
+            inside += (f"{path}." if path else "",)
+            continue
+        try:
+            spec = site_spec(m, targets, rules)
+        except (ValueError, AttributeError) as e:
+            errors.append(f"{path or '<model>'!r} ({type(m).__qualname__}): {e}")
+            continue
+        if spec is None:
+            if "rmsnorm" not in targets and looks_like_rmsnorm(m):
+                skipped_rms.append(f"{path} ({type(m).__name__})")
+            continue
+        plan.append((path, m, spec))
+        inside += (f"{path}." if path else "",)
+    if errors:
+        raise ValueError(
+            f"autonormify changed nothing: {len(errors)} site(s) cannot be converted:\n  "
+            + "\n  ".join(errors)
+        )
+    if not plan:
+        hint = (
+            f"; it found {len(skipped_rms)} RMSNorm-like module(s)"
+            f" ({', '.join(skipped_rms[:3])}...): pass targets=('layernorm', 'rmsnorm')"
+            if skipped_rms
+            else ""
+        )
+        raise ValueError(
+            f"autonormify found no norm site for targets={targets} in {type(model).__name__}{hint}"
+        )
+    return plan, skipped_rms
 
+# %% ../nbs/25_autonormify.ipynb #d601f9fb
+def _site_batch_dim(model: nn.Module, path: str, batch_dim: int | None) -> int:
+    "The batch axis at `path`: `batch_dim` if given, else the nearest torch `batch_first` above it, else 0."
+    if batch_dim is not None:
+        return batch_dim
+    chain = [model.get_submodule(".".join(path.split(".")[:i])) for i in range(path.count(".") + 1)]
+    firsts = [f for f in map(_torch_batch_first, reversed(chain)) if f is not None]
+    return 0 if not firsts or firsts[0] else 1
+
+# %% ../nbs/25_autonormify.ipynb #088de0d8
+def _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw) -> tuple[list, list[ConvertedSite]]:
+    "Step 2, build: every replacement, in a `NormSite` with its layout (a bad option raises before any swap)."
+    holder, names = PaddingMask(), site_names([p for p, _, _ in plan])
+    swaps, sites = [], []
+    for path, m, spec in plan:
+        dtype, device = _tensor_home(m, model)
+        new, kept = build_replacement(spec, method, causal, copy_affine, dtype, device, **kw)
+        bd = _site_batch_dim(model, path, batch_dim)
+        if spec.channel_dim >= 0 and bd == spec.channel_dim:
+            raise ValueError(f"autonormify: batch_dim={bd} is the channel axis of {path!r}")
+        layer, role = names[path]
+        layer, role = int(getattr(m, "layer_index", layer)), str(getattr(m, "site_role", role))
+        new.layer_index, new.site_role = layer, role
+        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path)))
+        sites.append(ConvertedSite(path, type(m).__name__, type(new).__name__, spec.kind, layer, role, spec.dim,
+                                   bd, spec.channel_dim, causal, kept))
+    return swaps, sites
+
+# %% ../nbs/25_autonormify.ipynb #bba2ab26
+def _swap_in(model: nn.Module, swaps: list, method: str, causal: bool) -> nn.Module:
+    "Step 3, swap: put the sites in, switch off torch's paths that bypass them, hook the padding mask."
+    if swaps[0][0] == "":
+        return swaps[0][1]  # the model was itself a norm
+    for path, site in swaps:
+        parent, _, child = path.rpartition(".")
+        setattr(model.get_submodule(parent), child, site)
+    for m in model.modules():
+        if isinstance(m, nn.TransformerEncoderLayer) and any(
+            isinstance(c, NormSite) for c in m.children()
+        ):
+            m.activation_relu_or_gelu = 0  # torch's fused path reads norm1.weight
+        if isinstance(m, nn.TransformerEncoder):
+            m.use_nested_tensor = False  # nested tensors: not for our norms
+    try:
+        sig = inspect.signature(model.forward)
+    except (TypeError, ValueError):
+        sig = None
+    pooling = causal and method in ("autonorm", "film")
+    hook = MaskFromCall(swaps[0][1].mask, sig, pooling)
+    model.register_forward_pre_hook(hook.pre, with_kwargs=True)
+    model.register_forward_hook(hook.post, with_kwargs=True, always_call=True)
+    return model
+
+# %% ../nbs/25_autonormify.ipynb #c8ef1b5d
 def autonormify(
     model: nn.Module,
     method: str = "autonorm",
@@ -490,100 +581,12 @@ def autonormify(
                 f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
             )
     causal = is_causal_model(model) if causal is None else bool(causal)
-    # 1. plan: every site, or every reason why not
-    plan, errors, skipped_rms, inside = [], [], [], ()
-    for path, m in model.named_modules():
-        if inside and any(path.startswith(p) for p in inside):
-            continue
-        if isinstance(m, _POOLING_WRAPPERS):
-            inside += (f"{path}." if path else "",)
-            continue
-        try:
-            spec = site_spec(m, targets, rules)
-        except (ValueError, AttributeError) as e:
-            errors.append(f"{path or '<model>'!r} ({type(m).__qualname__}): {e}")
-            continue
-        if spec is None:
-            if "rmsnorm" not in targets and looks_like_rmsnorm(m):
-                skipped_rms.append(f"{path} ({type(m).__name__})")
-            continue
-        plan.append((path, m, spec))
-        inside += (f"{path}." if path else "",)
-    if errors:
-        raise ValueError(
-            f"autonormify changed nothing: {len(errors)} site(s) cannot be converted:\n  "
-            + "\n  ".join(errors)
-        )
-    if not plan:
-        hint = (
-            f"; it found {len(skipped_rms)} RMSNorm-like module(s)"
-            f" ({', '.join(skipped_rms[:3])}...): pass targets=('layernorm', 'rmsnorm')"
-            if skipped_rms
-            else ""
-        )
-        raise ValueError(
-            f"autonormify found no norm site for targets={targets} in {type(model).__name__}{hint}"
-        )
-    # 2. build every replacement (a bad option raises here, before anything is swapped)
-    holder, names = PaddingMask(), site_names([p for p, _, _ in plan])
-    swaps, sites = [], []
-    for path, m, spec in plan:
-        dtype, device = _tensor_home(m, model)
-        new, kept = build_replacement(spec, method, causal, copy_affine, dtype, device, **kw)
-        bd = batch_dim
-        if bd is None:
-            chain = [
-                model.get_submodule(".".join(path.split(".")[:i]))
-                for i in range(path.count(".") + 1)
-            ]
-            firsts = [f for f in map(_torch_batch_first, reversed(chain)) if f is not None]
-            bd = 0 if not firsts or firsts[0] else 1
-        if spec.channel_dim >= 0 and bd == spec.channel_dim:
-            raise ValueError(f"autonormify: batch_dim={bd} is the channel axis of {path!r}")
-        layer, role = names[path]
-        layer, role = int(getattr(m, "layer_index", layer)), str(getattr(m, "site_role", role))
-        new.layer_index, new.site_role = layer, role
-        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path)))
-        sites.append(
-            ConvertedSite(
-                path,
-                type(m).__name__,
-                type(new).__name__,
-                spec.kind,
-                layer,
-                role,
-                spec.dim,
-                bd,
-                spec.channel_dim,
-                causal,
-                kept,
-            )
-        )
+    plan, skipped_rms = _plan_sites(model, targets, rules)                       # 1. every site, or why not
+    swaps, sites = _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw)   # 2. may raise
     if skipped_rms:
         warnings.warn(
             f"autonormify left {len(skipped_rms)} RMSNorm-like module(s) unchanged"
             f" ({', '.join(skipped_rms[:3])}...); pass targets=('layernorm', 'rmsnorm') to convert"
             " them"
         )
-    # 3. swap
-    if swaps[0][0] == "":
-        return swaps[0][1], sites  # the model was itself a norm
-    for path, site in swaps:
-        parent, _, child = path.rpartition(".")
-        setattr(model.get_submodule(parent), child, site)
-    for m in model.modules():
-        if isinstance(m, nn.TransformerEncoderLayer) and any(
-            isinstance(c, NormSite) for c in m.children()
-        ):
-            m.activation_relu_or_gelu = 0  # torch's fused path reads norm1.weight
-        if isinstance(m, nn.TransformerEncoder):
-            m.use_nested_tensor = False  # nested tensors: not for our norms
-    try:
-        sig = inspect.signature(model.forward)
-    except (TypeError, ValueError):
-        sig = None
-    pooling = causal and method in ("autonorm", "film")
-    hook = MaskFromCall(holder, sig, pooling)
-    model.register_forward_pre_hook(hook.pre, with_kwargs=True)
-    model.register_forward_hook(hook.post, with_kwargs=True, always_call=True)
-    return model, sites
+    return _swap_in(model, swaps, method, causal), sites                          # 3. only now: swap
