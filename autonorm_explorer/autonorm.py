@@ -34,7 +34,7 @@ import torch.nn.functional as F
 
 from .utils import check_bool, check_choice, check_int, check_range, check_type
 from .norm_registry import register_norm
-from .norms import LayerNorm, DyT, token_mean, check_last_dim
+from .norms import LayerNorm, DyT, token_mean, check_dim, check_last_dim
 
 # %% auto #0
 __all__ = ['GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy',
@@ -57,9 +57,10 @@ class NormSelector(nn.Module):
     def __init__(self, dim: int, hidden: int | None = None, n_choices: int = 2,
                  causal: bool = False):
         super().__init__()
-        self.dim, self.causal = check_int("dim", dim, 1), check_bool("causal", causal)
+        dim, self.causal = check_int("dim", dim, 1), check_bool("causal", causal)
         hidden = check_int("hidden", hidden if hidden is not None else max(1, dim // 2), 1)
         n_choices = check_int("n_choices", n_choices, 2)
+        self.dim = check_dim("NormSelector", dim, (dim + n_choices + 1) * hidden + n_choices)
         self.net = nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, n_choices))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:

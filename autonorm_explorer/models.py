@@ -32,7 +32,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 
-from .utils import check_choice, check_int, check_range, check_type
+from .utils import check_choice, check_int, check_memory, check_range, check_type
 from .norm_registry import canonical_norm, make_norm
 from . import autonorm  # noqa: F401  (importing it registers the gated layers with make_norm)
 
@@ -151,6 +151,8 @@ class Encoder(nn.Module):
         check_int("depth", depth, 1)
         check_range("drop_path", drop_path, 0, 1, high_open=True)
         _check_heads(dim, heads)
+        per_block = (4 + 2 * check_range("mlp_ratio", mlp_ratio, 0, low_open=True)) * dim * dim   # qkv, proj, MLP
+        check_memory(f"Encoder(dim={dim}, depth={depth}, mlp_ratio={mlp_ratio})", 4 * depth * per_block)
         norm = canonical_norm(norm)
         final = norm if final_norm is None else canonical_norm(final_norm, "final_norm")
         rates = torch.linspace(0, drop_path, depth).tolist() if depth > 1 else [0.0]
@@ -192,6 +194,8 @@ class ViTLite(nn.Module):
         self.img_size, p = check_int("img_size", img_size, 1), check_int("patch_size", cfg["patch_size"], 1)
         d, norm = check_int("dim", cfg["dim"], 1), canonical_norm(norm)
         _check_heads(d, cfg["heads"])
+        check_memory(f"ViTLite's positions for img_size={img_size}, patch_size={p}, dim={d}",
+                     4 * ((img_size // p) ** 2 + 1) * d)
         if img_size % p:
             raise ValueError(f"img_size={img_size} must be divisible by patch_size={p}")
         self.config = dict(cfg, num_classes=num_classes, in_chans=in_chans, img_size=img_size, norm=norm,
@@ -225,7 +229,10 @@ class TextEncoder(nn.Module):
         if unknown:
             raise ValueError(f"TextEncoder: unknown options {sorted(unknown)}; allowed: {sorted(_ENC_KEYS)}")
         self.vocab_size, self.max_len = check_int("vocab_size", vocab_size, 1), check_int("max_len", max_len, 1)
-        self.embed = nn.Embedding(vocab_size, check_int("dim", dim, 1))
+        dim = check_int("dim", dim, 1)
+        check_memory(f"TextEncoder's embeddings (vocab_size={vocab_size}, max_len={max_len}, dim={dim})",
+                     4 * (vocab_size + max_len) * dim)
+        self.embed = nn.Embedding(vocab_size, dim)
         nn.init.trunc_normal_(self.embed.weight, std=0.02)
         self.pos_embed = nn.Parameter(nn.init.trunc_normal_(torch.zeros(1, max_len, dim), std=0.02))
         self.encoder = Encoder(dim, depth, heads, mlp_ratio, norm=norm, **kw)
@@ -279,6 +286,7 @@ class TabularTransformer(nn.Module):
             raise ValueError(f"TabularTransformer: unknown options {sorted(unknown)}; allowed: {sorted(_ENC_KEYS)}")
         self.n_features, self.n_outputs = check_int("n_features", n_features, 1), check_int("n_outputs", n_outputs, 1)
         dim = check_int("dim", dim, 1)
+        check_memory(f"TabularTransformer's feature tokens (n_features={n_features}, dim={dim})", 8 * n_features * dim)
         self.feat_weight = nn.Parameter(nn.init.trunc_normal_(torch.zeros(n_features, dim), std=0.02))   # W [F, d]
         self.feat_bias = nn.Parameter(torch.zeros(n_features, dim))                                      # b [F, d]
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))

@@ -19,16 +19,17 @@ first column are the methods of `make_norm` (`norm_registry`); the old spellings
 
 # %% ../nbs/20_norms.ipynb #bf4378b2
 from __future__ import annotations
+from typing import Any
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .utils import check_int, check_range
+from .utils import check_int, check_memory, check_range
 from .norm_registry import NORM_KINDS, NORM_METHODS, canonical_norm, make_norm, register_norm
 
 # %% auto #0
-__all__ = ['check_last_dim', 'token_mean', 'normalize', 'LayerNorm', 'RMSNorm', 'DyT', 'AdaNorm', 'FiLMNorm']
+__all__ = ['check_last_dim', 'token_mean', 'check_dim', 'normalize', 'LayerNorm', 'RMSNorm', 'DyT', 'AdaNorm', 'FiLMNorm']
 
 # %% ../nbs/20_norms.ipynb #452400af
 def check_last_dim(name: str, x: torch.Tensor, dim: int) -> None:
@@ -50,6 +51,13 @@ def token_mean(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tenso
     m = mask.to(x.dtype).unsqueeze(-1)                                   # [B, N, 1]
     return (x * m).sum(1) / m.sum(1).clamp_min(1.0)                      # [B, d]
 
+# %% ../nbs/20_norms.ipynb #84367052
+def check_dim(owner: str, dim: Any, n_params: int = 0, low: int = 1) -> int:
+    "`dim` as an int ≥ `low`; refused when the layer's `n_params` float32 parameters could not fit in memory."
+    dim = check_int("dim", dim, low)
+    check_memory(f"{owner}(dim={dim})", 4 * n_params)
+    return dim
+
 # %% ../nbs/20_norms.ipynb #19798c36
 def normalize(x: torch.Tensor, kind: str = "layernorm", eps: float = 1e-5,
               projection: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
@@ -70,7 +78,7 @@ class LayerNorm(nn.Module):
     "LayerNorm over the last axis with PyTorch semantics; accepts (and ignores) a padding `mask`."
     def __init__(self, dim: int, eps: float = 1e-5, elementwise_affine: bool = True):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        self.dim = check_dim("LayerNorm", dim, 2 * dim if elementwise_affine else 0)
         self.eps = check_range("eps", eps, 0, low_open=True)
         self.elementwise_affine = elementwise_affine
         self.weight = nn.Parameter(torch.ones(dim)) if elementwise_affine else None   # γ [d]
@@ -89,7 +97,7 @@ class RMSNorm(nn.Module):
     "RMSNorm over the last axis: g ⊙ x / sqrt(mean(x²) + eps); accepts (and ignores) a padding `mask`."
     def __init__(self, dim: int, eps: float = 1e-6):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        self.dim = check_dim("RMSNorm", dim, dim)
         self.eps = check_range("eps", eps, 0, low_open=True)
         self.weight = nn.Parameter(torch.ones(dim))                     # g [d]
 
@@ -107,7 +115,7 @@ class DyT(nn.Module):
     eps = None
     def __init__(self, dim: int, alpha_init: float = 0.5):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        self.dim = check_dim("DyT", dim, 2 * dim)
         alpha = check_range("alpha_init", alpha_init, 0, low_open=True)
         self.alpha = nn.Parameter(torch.tensor(alpha))                  # α, scalar
         self.weight = nn.Parameter(torch.ones(dim))                     # γ [d]
@@ -147,9 +155,10 @@ class FiLMNorm(nn.Module):
     "LayerNorm without affine, then (1 + Δγ(s)) ⊙ · + β(s) from a zero-initialised 2-layer MLP on s = token_mean(x)."
     def __init__(self, dim: int, hidden: int | None = None, eps: float = 1e-5):
         super().__init__()
-        self.dim = check_int("dim", dim, 1)
+        dim = check_int("dim", dim, 1)
         self.eps = check_range("eps", eps, 0, low_open=True)
         hidden = check_int("hidden", hidden if hidden is not None else max(1, dim // 2), 1)
+        self.dim = check_dim("FiLMNorm", dim, 3 * dim * hidden + hidden + 2 * dim)   # the generator MLP
         self.generator = nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, 2 * dim))
         nn.init.zeros_(self.generator[2].weight)                         # Δγ = β = 0 at init: FiLM-LN is LN
         nn.init.zeros_(self.generator[2].bias)
