@@ -9,7 +9,7 @@ Modules:
 - `autonorm_explorer.exercises_depth`: Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the number.
 - `autonorm_explorer.gates`: A tidy log of every gated site's weights and entropy, and the three plots that show what the gates did.
 - `autonorm_explorer.models`: The three backbones of the AutoNorm paper, each taking `norm=` with any method of `make_norm`.
-- `autonorm_explorer.norm_registry`: One list of norm names (old spellings accepted) and `make_norm`, which builds any of them by name.
+- `autonorm_explorer.norm_registry`: One list of norm names (old spellings accepted), `make_norm`, which builds any of them by name, and `normalize`, the LayerNorm/RMSNorm formula that every normalizing layer calls.
 - `autonorm_explorer.norms`: The normalization layers AutoNorm mixes and the baselines it is compared with, written from their papers.
 - `autonorm_explorer.schedule`: The AutoNorm-S rule as an epoch-end callback that freezes the selectors for real.
 - `autonorm_explorer.train`: AdamW with a warmed-up cosine schedule, gradient clipping, label smoothing (also on MixUp's soft targets), bf16 autocast on CUDA, exact CPU determinism under a seed, callbacks, early stopping, per-epoch JSONL metrics, atomic checkpoints and resume-after-kill that reproduces the uninterrupted run exactly."""

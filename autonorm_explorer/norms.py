@@ -26,10 +26,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .utils import check_int, check_memory, check_range
-from .norm_registry import NORM_KINDS, NORM_METHODS, canonical_norm, make_norm, register_norm
+from .norm_registry import NORM_METHODS, make_norm, normalize, register_norm
 
 # %% auto #0
-__all__ = ['check_last_dim', 'token_mean', 'check_dim', 'normalize', 'LayerNorm', 'RMSNorm', 'DyT', 'AdaNorm', 'FiLMNorm']
+__all__ = ['check_last_dim', 'token_mean', 'check_dim', 'LayerNorm', 'RMSNorm', 'DyT', 'AdaNorm', 'FiLMNorm']
 
 # %% ../nbs/20_norms.ipynb #452400af
 def check_last_dim(name: str, x: torch.Tensor, dim: int) -> None:
@@ -57,20 +57,6 @@ def check_dim(owner: str, dim: Any, n_params: int = 0, low: int = 1) -> int:
     dim = check_int("dim", dim, low)
     check_memory(f"{owner}(dim={dim})", 4 * n_params)
     return dim
-
-# %% ../nbs/20_norms.ipynb #19798c36
-def normalize(x: torch.Tensor, kind: str = "layernorm", eps: float = 1e-5,
-              projection: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
-    "ŷ = c/s, s = √(mean c² + ε) over the last axis; c = x − μ (layernorm) or x (rmsnorm). ŷ [..., d], s [..., 1]."
-    centre = canonical_norm(kind, "norm", NORM_KINDS) == "layernorm"
-    mu = x.mean(-1, keepdim=True) if centre else None                    # μ [..., 1]
-    if mu is not None and not projection:
-        mu = mu.detach()
-    c = x - mu if centre else x                                          # c [..., d]
-    s = (c * c).mean(-1, keepdim=True).add(eps).sqrt()                   # s = √(mean c² + ε)  [..., 1]
-    if not projection:
-        s = s.detach()
-    return c / s, s
 
 # %% ../nbs/20_norms.ipynb #9c246e4f
 @register_norm("layernorm")

@@ -106,8 +106,7 @@ def sample_weights(cfg: ResMLPConfig, device="cpu") -> ResMLPWeights:
     return ResMLPWeights(up, down, d, L, cfg.branch, m, cfg.seed).to(device)
 
 # %% ../nbs/11_resmlp.ipynb #47f76dcf
-from .norm_registry import NORM_KINDS, canonical_norm
-from .norms import normalize
+from .norm_registry import NORM_KINDS, canonical_norm, normalize
 
 class StreamNorm(nn.Module):
     "LayerNorm or RMSNorm (affine γ=1, b=0 at init); `projection=False` detaches μ and s (DetachNorm)."
@@ -119,7 +118,7 @@ class StreamNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(dim)) if self.kind == "layernorm" else None
 
     def forward(self, x):  # x [..., d]
-        y, _ = normalize(x, self.kind, self.eps, self.projection)       # (x − μ)/s or x/s, see `norms`
+        y, _ = normalize(x, self.kind, self.eps, self.projection)       # (x − μ)/s or x/s, see `norm_registry`
         return y * self.weight + self.bias if self.bias is not None else y * self.weight
 
     def extra_repr(self):

@@ -8,8 +8,8 @@ import torch
 import torch.nn as nn
 
 from bad_inputs import Bad, case_ids, check
-from autonorm_explorer.norm_registry import canonical_norm, make_norm
-from autonorm_explorer.norms import AdaNorm, DyT, FiLMNorm, LayerNorm, RMSNorm, normalize
+from autonorm_explorer.norm_registry import canonical_norm, make_norm, normalize
+from autonorm_explorer.norms import AdaNorm, DyT, FiLMNorm, LayerNorm, RMSNorm
 from autonorm_explorer.autonorm import (AutoNorm, FrozenLN, NormSelector, RandomSelector, TauAnneal, gate_epoch_summary,
                                         gated_sites, gumbel_softmax_weights, set_tau)
 from autonorm_explorer.schedule import GateFreezer, drop_from_optimizer, freeze_selectors, selector_parameters
