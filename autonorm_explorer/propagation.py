@@ -39,14 +39,11 @@ from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights, ACTIVATION_FUNC
 __all__ = ['norm_forward', 'norm_jvp', 'block_step', 'input_generator', 'sample_inputs', 'representation_svals', 'rank_profile']
 
 # %% ../nbs/12_propagation.ipynb #807673af
+from .norm_registry import normalize
+
 def norm_forward(x: torch.Tensor, norm: str, eps: float):
     "Normalized ŷ and scale s of LayerNorm/RMSNorm without affine: x [..., d] -> ([..., d], [..., 1])."
-    if norm == "layernorm":
-        c = x - x.mean(-1, keepdim=True)
-        s = (c * c).mean(-1, keepdim=True).add(eps).sqrt()
-        return c / s, s
-    s = (x * x).mean(-1, keepdim=True).add(eps).sqrt()
-    return x / s, s
+    return normalize(x, norm, eps)                                        # the one formula, in `norm_registry`
 
 def norm_jvp(y: torch.Tensor, s: torch.Tensor, Q: torch.Tensor, norm: str, projection: bool = True) -> torch.Tensor:
     "J_N(x) @ Q from ŷ [k, d] and s [k, 1] for a batch of matrices Q [k, d, c]."

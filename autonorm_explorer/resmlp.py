@@ -143,23 +143,23 @@ def sample_weights(cfg: ResMLPConfig, device="cpu") -> ResMLPWeights:
     return ResMLPWeights(up, down, d, L, cfg.branch, m, cfg.seed).to(device)
 
 # %% ../nbs/11_resmlp.ipynb #47f76dcf
+from .norm_registry import NORM_KINDS, canonical_norm, normalize
+
 class StreamNorm(nn.Module):
     "LayerNorm or RMSNorm (affine γ=1, b=0 at init); `projection=False` detaches μ and s (DetachNorm)."
     def __init__(self, kind: str, dim: int, eps: float = 1e-6, projection: bool = True):
         super().__init__()
-        self.kind, self.eps, self.projection = check_choice("norm", kind, NORMS), eps, projection
+        self.kind = canonical_norm(kind, "norm", NORM_KINDS)            # "ln" / "rms" accepted
+        self.eps, self.projection = eps, projection
         self.weight = nn.Parameter(torch.ones(dim))
-        self.bias = nn.Parameter(torch.zeros(dim)) if kind == "layernorm" else None
+        self.bias = nn.Parameter(torch.zeros(dim)) if self.kind == "layernorm" else None
 
     def forward(self, x):  # x [..., d]
-        if self.kind == "layernorm":
-            mu = x.mean(-1, keepdim=True)
-            s = ((x - mu) ** 2).mean(-1, keepdim=True).add(self.eps).sqrt()
-            if not self.projection: mu, s = mu.detach(), s.detach()
-            return (x - mu) / s * self.weight + self.bias
-        r = (x * x).mean(-1, keepdim=True).add(self.eps).sqrt()
-        if not self.projection: r = r.detach()
-        return x / r * self.weight
+        y, _ = normalize(x, self.kind, self.eps, self.projection)       # (x − μ)/s or x/s, see `norm_registry`
+        return y * self.weight + self.bias if self.bias is not None else y * self.weight
+
+    def extra_repr(self):
+        return f"{self.kind!r}, {self.weight.shape[0]}, eps={self.eps}, projection={self.projection}"
 
 # %% ../nbs/11_resmlp.ipynb #2190e892
 ACTIVATION_FUNCTIONS = {"relu": F.relu, "gelu": F.gelu, "tanh": torch.tanh, "silu": F.silu, "linear": lambda x: x}

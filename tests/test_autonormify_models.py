@@ -21,7 +21,7 @@ from transformers.models.t5.modeling_t5 import T5LayerNorm
 
 from autonorm_explorer.autonorm import GatedSite, TauAnneal, gate_epoch_summary, gated_sites
 from autonorm_explorer.autonormify import NormSite, autonormify, layernorm_spec
-from autonorm_explorer.norms import NORM_METHODS
+from autonorm_explorer.norm_registry import NORM_METHODS
 from autonorm_explorer.schedule import freeze_selectors
 
 torch.set_num_threads(1)
@@ -316,8 +316,8 @@ def check_causal(name, method):
 
 
 IDENTITY = {
-    False: ("ln", "frozen_ln", "film"),
-    True: ("rms",),
+    False: ("layernorm", "frozen_ln", "film"),
+    True: ("rmsnorm",),
 }  # methods equal to the old norm at conversion
 
 
@@ -352,7 +352,7 @@ def check_affine(name, method):
         parts = [new.ln, new.dyt] if method in ("autonorm", "random") else [new]
         for p in parts:
             assert torch.equal(p.weight.detach(), g), s.path
-            if method != "rms":
+            if method != "rmsnorm":
                 assert torch.equal(p.bias.detach(), b), s.path
     return "ok"
 
