@@ -5,22 +5,36 @@
 # %% ../nbs/33_augment.ipynb #79ae162e
 from __future__ import annotations
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Iterator
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from fastcore.basics import patch
 
-from .utils import check_int, check_range, resolve_device, torch_generator
+from .data import DatasetSplit
+from .utils import check_bool, check_choice, check_int, check_range, check_type, resolve_device, torch_generator
 
 # %% auto #0
-__all__ = ['random_crop_flip', 'mixup', 'cutmix_box', 'cutmix', 'BatchConfig', 'VisionBatches', 'epoch_batches']
+__all__ = ['random_crop_flip', 'mixup', 'cutmix_box', 'cutmix', 'BatchConfig', 'VisionBatches']
 
 # %% ../nbs/33_augment.ipynb #1dd75c00
+def _check_batch(field: str, x) -> torch.Tensor:
+    "`x` if it is a 4-D image batch tensor B×C×H×W, else a clear error naming its type or shape."
+    check_type(field, x, torch.Tensor, "a batch of images B×C×H×W")
+    if x.ndim != 4:
+        raise ValueError(f"{field} has shape {tuple(x.shape)}; allowed: a batch of images B×C×H×W (4 dimensions)")
+    return x
+
 def random_crop_flip(x: torch.Tensor, padding: int, flip: bool, gen: torch.Generator) -> torch.Tensor:
     "Random H×W crops of the zero-padded uint8 batch `x` (B×C×H×W), mirrored with probability ½ if `flip`."
-    B, C, H, W = x.shape; p = padding; Wp = W + 2 * p
+    _check_batch("x", x)
+    p = check_int("padding", padding, 0)
+    flip = check_bool("flip", flip)
+    check_type("gen", gen, torch.Generator, "a seeded torch.Generator on x's device")
+    B, C, H, W = x.shape
+    Wp = W + 2 * p
     xp = F.pad(x, (p,) * 4).reshape(B, C, -1)                                        # B×C×(H+2p)(W+2p)
     oy = torch.randint(0, 2 * p + 1, (B,), generator=gen, device=x.device)
     ox = torch.randint(0, 2 * p + 1, (B,), generator=gen, device=x.device)
@@ -31,18 +45,32 @@ def random_crop_flip(x: torch.Tensor, padding: int, flip: bool, gen: torch.Gener
     return xp.gather(2, idx[:, None, :].expand(B, C, H * W)).reshape(B, C, H, W)
 
 # %% ../nbs/33_augment.ipynb #c1d212ff
+def _check_mix(what: str, x, y_soft, lam, perm) -> float:
+    "λ in [0, 1], and a batch, soft labels and permutation of one length; returns λ as a float."
+    lam = check_range("lam", lam, 0, 1)
+    _check_batch("x", x)
+    check_type("y_soft", y_soft, torch.Tensor, "soft labels B×K")
+    check_type("perm", perm, torch.Tensor, "a permutation of range(B)")
+    if len(y_soft) != len(x) or perm.shape != (len(x),):
+        raise ValueError(f"{what}: x has {len(x)} images but y_soft has shape {tuple(y_soft.shape)} and perm "
+                         f"{tuple(perm.shape)}; allowed: y_soft B×K and perm of shape ({len(x)},)")
+    return lam
+
 def mixup(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     "MixUp: λ·x + (1−λ)·x[perm], and the same convex combination of the soft labels."
+    lam = _check_mix("mixup", x, y_soft, lam, perm)
     return x.mul(lam).add_(x.index_select(0, perm), alpha=1 - lam), y_soft.mul(lam).add_(y_soft.index_select(0, perm), alpha=1 - lam)
 
 def cutmix_box(H: int, W: int, lam: float, rng: np.random.Generator) -> tuple[int, int, int, int]:
     "A box (y0, y1, x0, x1) of area ≈ (1−λ)·H·W centred uniformly at random, clipped to the image."
+    H, W, lam = check_int("H", H, 1), check_int("W", W, 1), check_range("lam", lam, 0, 1)
     r = math.sqrt(1 - lam); h, w = int(H * r), int(W * r)
     cy, cx = int(rng.integers(H)), int(rng.integers(W))
     return max(cy - h // 2, 0), min(cy + h // 2, H), max(cx - w // 2, 0), min(cx + w // 2, W)
 
 def cutmix(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, float]:
     "CutMix: paste a box from x[perm]; λ becomes the exact kept fraction of pixels. Returns (x, y, λ)."
+    lam = _check_mix("cutmix", x, y_soft, lam, perm)
     H, W = x.shape[-2:]; y0, y1, x0, x1 = cutmix_box(H, W, lam, rng)
     x = x.clone(); x[..., y0:y1, x0:x1] = x.index_select(0, perm)[..., y0:y1, x0:x1]
     lam = 1 - (y1 - y0) * (x1 - x0) / (H * W)
@@ -64,15 +92,34 @@ class BatchConfig:
     drop_last: bool = False         # drop a final short batch (train only)
     seed: int = 0                   # seeds every random draw, with the epoch number
 
+    def __post_init__(self):
+        check_int("batch_size", self.batch_size, 1)
+        check_bool("train", self.train)
+        if self.crop_padding is not None:
+            check_int("crop_padding", self.crop_padding, 0)
+        if self.flip is not None:
+            check_bool("flip", self.flip)
+        check_range("mix_prob", self.mix_prob, 0, 1)
+        check_range("cutmix_share", self.cutmix_share, 0, 1)
+        check_range("mixup_alpha", self.mixup_alpha, 0, low_open=True)
+        check_range("cutmix_alpha", self.cutmix_alpha, 0, low_open=True)
+        check_bool("normalize", self.normalize)
+        check_bool("drop_last", self.drop_last)
+        check_int("seed", self.seed, 0)
+
 # %% ../nbs/33_augment.ipynb #b455ba11
 class VisionBatches:
     "Iterate over augmented batches of an image `DatasetSplit` kept whole on `device` as uint8."
     def __init__(self, split, device: str | torch.device = "auto", cfg: BatchConfig | None = None, **kw):
+        check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")
+        if split.task != "image_classification":
+            raise ValueError(f"split.task={split.task!r}; VisionBatches needs 'image_classification'")
+        check_type("cfg", cfg, (BatchConfig, type(None)), "a BatchConfig, or its fields as keyword arguments")
+        if cfg is not None and kw:
+            raise TypeError(f"pass either cfg or keyword arguments, not both (got cfg and {sorted(kw)})")
+        for k in kw:
+            check_choice("keyword argument of VisionBatches", k, [f.name for f in fields(BatchConfig)])
         self.cfg = cfg or BatchConfig(**kw)
-        if split.task != "image_classification": raise ValueError(f"split.task={split.task!r}; VisionBatches needs 'image_classification'")
-        check_int("batch_size", self.cfg.batch_size, 1); check_range("mix_prob", self.cfg.mix_prob, 0, 1)
-        check_range("cutmix_share", self.cfg.cutmix_share, 0, 1)
-        check_range("mixup_alpha", self.cfg.mixup_alpha, 0, low_open=True); check_range("cutmix_alpha", self.cfg.cutmix_alpha, 0, low_open=True)
         self.device = resolve_device(device)
         self.images = split.inputs.to(self.device)                      # N×C×H×W uint8, stays on the device
         self.labels = split.targets.to(self.device)                     # N int64
@@ -95,7 +142,8 @@ class VisionBatches:
                 f"crop_padding={self.padding}, flip={self.flip}, mix_prob={c.mix_prob}, seed={c.seed})")
 
 # %% ../nbs/33_augment.ipynb #0e38f905
-def _augment_batch(self, idx: torch.Tensor, gen: torch.Generator, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+@patch
+def _augment_batch(self: VisionBatches, idx: torch.Tensor, gen: torch.Generator, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     x, y = self.images.index_select(0, idx), self.labels.index_select(0, idx)   # B×C×H×W uint8, B
     if not self.cfg.train: return self._normalize(x.float()), y
     x = random_crop_flip(x, self.padding, self.flip, gen)
@@ -110,11 +158,13 @@ def _augment_batch(self, idx: torch.Tensor, gen: torch.Generator, rng: np.random
     if mode == "mixup": x, y_soft = mixup(x, y_soft, float(rng.beta(self.cfg.mixup_alpha, self.cfg.mixup_alpha)), perm)
     return self._normalize(x), y_soft
 
-def _normalize(self, x: torch.Tensor) -> torch.Tensor:
+@patch
+def _normalize(self: VisionBatches, x: torch.Tensor) -> torch.Tensor:
     "x in 0..255 (float, modified in place) → (x/255 − mean)/std when `normalize`, else x/255."
     return x.mul_(self.scale).add_(self.shift) if self.cfg.normalize else x.div_(255)
 
-def epoch_batches(self, epoch: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+@patch
+def epoch_batches(self: VisionBatches, epoch: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     "The batches of epoch `epoch`: (float B×C×H×W, soft labels B×K when training else int64 B)."
     seed = self.cfg.seed * 100_003 + check_int("epoch", epoch, 0)
     gen, rng = torch_generator(seed, self.device), np.random.default_rng(seed)
@@ -123,10 +173,8 @@ def epoch_batches(self, epoch: int) -> Iterator[tuple[torch.Tensor, torch.Tensor
     stop = n - n % b if (self.cfg.train and self.cfg.drop_last) else n
     for i in range(0, stop, b): yield self._augment_batch(order[i:i + b], gen, rng)
 
-def __iter__(self):
+@patch
+def __iter__(self: VisionBatches):
     "Iterate over the next epoch (the counter advances on every full or partial pass)."
     self.epoch += 1
     return self.epoch_batches(self.epoch)
-
-VisionBatches._augment_batch, VisionBatches._normalize = _augment_batch, _normalize
-VisionBatches.epoch_batches, VisionBatches.__iter__ = epoch_batches, __iter__

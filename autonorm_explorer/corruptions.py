@@ -10,7 +10,8 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from .utils import check_choice, check_int, torch_generator
+from .data import DatasetSplit
+from .utils import check_choice, check_int, check_type, torch_generator
 
 # %% auto #0
 __all__ = ['SEVERITY', 'CORRUPTIONS', 'psnr', 'gaussian_noise', 'contrast', 'brightness', 'motion_blur_kernel', 'motion_blur',
@@ -19,6 +20,10 @@ __all__ = ['SEVERITY', 'CORRUPTIONS', 'psnr', 'gaussian_noise', 'contrast', 'bri
 # %% ../nbs/34_corruptions.ipynb #762cdd38
 def psnr(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     "Peak signal-to-noise ratio (dB) of each uint8 image of `b` against `a` (N×C×H×W → N, float64)."
+    check_type("a", a, torch.Tensor, "uint8 images N×C×H×W")
+    check_type("b", b, torch.Tensor, "uint8 images N×C×H×W")
+    if a.shape != b.shape or a.ndim < 2:
+        raise ValueError(f"psnr compares images of one shape N×C×H×W; got a {tuple(a.shape)} and b {tuple(b.shape)}")
     mse = (a.double() - b.double()).pow(2).flatten(1).mean(1)
     return 10 * torch.log10(255.0**2 / mse)
 
@@ -34,21 +39,27 @@ SEVERITY = {
 
 def _to_uint8(x: torch.Tensor) -> torch.Tensor: return (x.clamp(0, 1) * 255).round().to(torch.uint8)
 
+def _level(corruption: str, severity: int):
+    "The parameter of `corruption` at `severity` 1..5 (a clear error for any other severity)."
+    return SEVERITY[corruption][check_int("severity", severity, 1, 5) - 1]
+
 def gaussian_noise(x: torch.Tensor, severity: int, gen: torch.Generator) -> torch.Tensor:
     "Add N(0, σ²) noise to [0,1] pixels, clip; σ from `SEVERITY`."
-    s = SEVERITY["gaussian_noise"][severity - 1]
+    s = _level("gaussian_noise", severity)
     return _to_uint8(x.float() / 255 + s * torch.randn(x.shape, generator=gen, device=x.device))
 
 def contrast(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Scale each image's deviation from its per-channel mean by c."
-    c = SEVERITY["contrast"][severity - 1]; xf = x.float() / 255
+    c = _level("contrast", severity)
+    xf = x.float() / 255
     mean = xf.mean((2, 3), keepdim=True)
     return _to_uint8((xf - mean) * c + mean)
 
 # %% ../nbs/34_corruptions.ipynb #b35645d1
 def brightness(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Add c to the HSV value channel (clipped), keeping hue and saturation."
-    c = SEVERITY["brightness"][severity - 1]; xf = x.float() / 255
+    c = _level("brightness", severity)
+    xf = x.float() / 255
     v = xf.amax(1, keepdim=True); v_new = (v + c).clamp(max=1)
     return _to_uint8(torch.where(v > 0, xf * (v_new / v.clamp(min=1e-12)), v_new.expand_as(xf)))
 
@@ -60,9 +71,14 @@ def motion_blur_kernel(radius: float, sigma: float) -> tuple[np.ndarray, np.ndar
 
 def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator, angles: torch.Tensor | None = None) -> torch.Tensor:
     "Blur each image along a direction θ ~ U(−45°, 45°) (or the given `angles`, degrees) with ImageMagick's one-sided kernel."
-    radius, sigma = SEVERITY["motion_blur"][severity - 1]; taps, weights = motion_blur_kernel(radius, sigma)
-    N, C, H, W = x.shape; dev = x.device
-    if angles is None: angles = torch.rand(N, generator=gen, device=dev) * 90 - 45
+    radius, sigma = _level("motion_blur", severity)
+    taps, weights = motion_blur_kernel(radius, sigma)
+    N, C, H, W = x.shape
+    dev = x.device
+    if angles is None:
+        angles = torch.rand(N, generator=gen, device=dev) * 90 - 45
+    elif tuple(torch.as_tensor(angles).shape) != (N,):
+        raise ValueError(f"angles has shape {tuple(torch.as_tensor(angles).shape)}; allowed: one angle per image, ({N},)")
     theta = angles.to(dev).float() * math.pi / 180                                            # N
     rows, cols = torch.arange(H, device=dev)[:, None], torch.arange(W, device=dev)[None, :]
     flat = x.float().reshape(N, C, H * W); out = torch.zeros_like(flat)
@@ -86,13 +102,16 @@ def _pil_map(x: torch.Tensor, fn) -> torch.Tensor:
 def pixelate(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Box-downsample to ⌊cH⌋×⌊cW⌋ and box-upsample back (Pillow's BOX filter, as in CIFAR-10-C)."
     from PIL import Image
-    c = SEVERITY["pixelate"][severity - 1]; H, W = x.shape[-2:]
+    c = _level("pixelate", severity)
+    H, W = x.shape[-2:]
+    if int(W * c) < 1 or int(H * c) < 1:
+        raise ValueError(f"pixelate at severity {severity} needs images of at least 2×2 pixels; got {H}×{W}")
     return _pil_map(x, lambda im: im.resize((int(W * c), int(H * c)), Image.BOX).resize((W, H), Image.BOX))
 
 def jpeg_compression(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Encode as JPEG at the severity's quality and decode (Pillow)."
     from PIL import Image
-    q = SEVERITY["jpeg_compression"][severity - 1]
+    q = _level("jpeg_compression", severity)
     def jpeg(im):
         buf = io.BytesIO(); im.save(buf, "JPEG", quality=q); buf.seek(0)
         return Image.open(buf).convert(im.mode)
@@ -106,12 +125,16 @@ def corrupt(x: torch.Tensor, corruption: str, severity: int, seed: int = 0) -> t
     "Apply `corruption` at `severity` (1..5) to uint8 images N×C×H×W (C = 1 or 3); seeded."
     fn = CORRUPTIONS[check_choice("corruption", corruption, tuple(CORRUPTIONS))]
     severity = check_int("severity", severity, 1, 5)
+    check_type("x", x, torch.Tensor, "uint8 images N×C×H×W")
     if x.dtype != torch.uint8 or x.ndim != 4 or x.shape[1] not in (1, 3):
         raise ValueError(f"x must be uint8 N×C×H×W with C in (1, 3); got {x.dtype} {tuple(x.shape)}")
     return fn(x, severity, torch_generator(seed, x.device))
 
 def corrupt_split(split, corruption: str, severity: int, seed: int = 0):
     "A copy of an image `DatasetSplit` with corrupted inputs (labels, normalization statistics unchanged)."
+    check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")
+    check_choice("corruption", corruption, tuple(CORRUPTIONS))
+    severity = check_int("severity", severity, 1, 5)
     if split.task != "image_classification": raise ValueError(f"split.task={split.task!r}; corruptions apply to image_classification")
     meta = {**split.meta, "corruption": corruption, "severity": severity, "corruption_seed": seed,
             "source": f"{split.meta.get('source')} + {corruption} severity {severity} (autonorm_explorer.corruptions)"}

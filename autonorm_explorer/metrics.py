@@ -12,17 +12,28 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .utils import check_choice
+from .utils import check_choice, check_finite, check_int, check_type
 
 # %% auto #0
-__all__ = ['token_accuracy', 'TASKS', 'predicted_labels', 'accuracy', 'macro_f1', 'mean_cross_entropy', 'perplexity',
-           'regression_metrics', 'corruption_accuracy', 'rotate90', 'rotation_accuracy', 'task_metrics']
+__all__ = ['ARRAY_TYPES', 'token_accuracy', 'TASKS', 'predicted_labels', 'accuracy', 'macro_f1', 'mean_cross_entropy',
+           'perplexity', 'regression_metrics', 'corruption_accuracy', 'rotate90', 'rotation_accuracy', 'task_metrics']
 
 # %% ../nbs/50_metrics.ipynb #cc1bc6b2
+ARRAY_TYPES = (torch.Tensor, np.ndarray, list, tuple)   # what the metrics accept as outputs and targets
+
+def _as_tensor(field: str, value) -> torch.Tensor:
+    "`value` as a tensor, or a `TypeError` naming it (None, a string, a model...)."
+    check_type(field, value, ARRAY_TYPES, "a tensor, a NumPy array or a list of numbers")
+    try:
+        return torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise TypeError(f"{field} is not an array of numbers ({e})") from None
+
 def predicted_labels(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     "Class labels: `outputs.argmax(-1)` when `outputs` has one more dimension than `targets` (logits), else `outputs` itself."
-    outputs, targets = torch.as_tensor(outputs), torch.as_tensor(targets)
-    if outputs.dim() == targets.dim() + 1: return outputs.argmax(-1)
+    outputs, targets = _as_tensor("outputs", outputs), _as_tensor("targets", targets)
+    if outputs.dim() == targets.dim() + 1 and outputs.shape[:-1] == targets.shape:
+        return outputs.argmax(-1)
     if outputs.shape != targets.shape:
         raise ValueError(f"outputs shape {tuple(outputs.shape)} does not match targets shape {tuple(targets.shape)}; "
                          "pass logits [..., classes] or labels of the targets' shape")
@@ -31,10 +42,12 @@ def predicted_labels(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tens
 # %% ../nbs/50_metrics.ipynb #038eaab2
 def accuracy(outputs: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> float:
     "Fraction of non-ignored positions whose predicted label equals the target (logits or labels accepted)."
-    targets = torch.as_tensor(targets)
+    targets = _as_tensor("targets", targets)
     pred = predicted_labels(outputs, targets)
     keep = targets != ignore_index
-    if int(keep.sum()) == 0: raise ValueError("accuracy: every target equals ignore_index; nothing to score")
+    if int(keep.sum()) == 0:
+        raise ValueError(f"accuracy: nothing to score ({targets.numel()} targets, all others equal "
+                         f"ignore_index={ignore_index}); allowed: at least one scored target")
     return float((pred[keep] == targets[keep]).double().mean())
 
 token_accuracy = accuracy  # tagging: same definition, padding (-100) excluded
@@ -42,10 +55,12 @@ token_accuracy = accuracy  # tagging: same definition, padding (-100) excluded
 # %% ../nbs/50_metrics.ipynb #aa5160a1
 def macro_f1(outputs: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> float:
     "Unweighted mean of per-class F1 over the classes present in targets or predictions."
-    targets = torch.as_tensor(targets)
+    targets = _as_tensor("targets", targets)
     pred = predicted_labels(outputs, targets)
     keep = targets != ignore_index
     pred, targets = pred[keep], targets[keep]
+    if targets.numel() == 0:
+        raise ValueError(f"macro_f1: no target to score (all equal ignore_index={ignore_index} or none given)")
     classes = torch.unique(torch.cat([pred, targets]))
     f1s = []
     for c in classes:
@@ -58,7 +73,19 @@ def macro_f1(outputs: torch.Tensor, targets: torch.Tensor, ignore_index: int = -
 # %% ../nbs/50_metrics.ipynb #d9fc5310
 def mean_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> float:
     "Mean natural-log cross-entropy over non-ignored positions (logits `[..., K]`, targets `[...]`)."
-    logits, targets = torch.as_tensor(logits), torch.as_tensor(targets)
+    logits, targets = _as_tensor("logits", logits), _as_tensor("targets", targets)
+    if logits.dim() != targets.dim() + 1 or logits.shape[:-1] != targets.shape:
+        raise ValueError(f"logits shape {tuple(logits.shape)} does not fit targets shape {tuple(targets.shape)}; "
+                         "allowed: logits [..., classes] with the targets' shape in front")
+    if targets.dtype.is_floating_point or targets.dtype == torch.bool:
+        raise TypeError(f"targets are {targets.dtype}; allowed: integer class labels")
+    scored = targets[targets != ignore_index]
+    if scored.numel() == 0:
+        raise ValueError(f"mean_cross_entropy: no target to score (all equal ignore_index={ignore_index} or none given)")
+    K = logits.shape[-1]
+    if int(scored.min()) < 0 or int(scored.max()) >= K:
+        bad = scored[(scored < 0) | (scored >= K)][0].item()
+        raise ValueError(f"target label {bad} is out of range for {K} classes; allowed: 0..{K - 1} or {ignore_index}")
     return float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]).double(), targets.reshape(-1),
                                  ignore_index=ignore_index))
 
@@ -70,9 +97,15 @@ def perplexity(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = 
 def regression_metrics(pred_std: torch.Tensor, target_std: torch.Tensor, target_mean: float = 0.0,
                        target_std_dev: float = 1.0) -> dict:
     "RMSE and MAE in original units (y = mean + std·z) for the model and for the train-mean predictor."
-    z_hat = torch.as_tensor(pred_std, dtype=torch.float64).reshape(-1)
-    z = torch.as_tensor(target_std, dtype=torch.float64).reshape(-1)
+    z_hat = _as_tensor("pred_std", pred_std).to(torch.float64).reshape(-1)
+    z = _as_tensor("target_std", target_std).to(torch.float64).reshape(-1)
     if z_hat.shape != z.shape: raise ValueError(f"pred has {z_hat.numel()} values but target has {z.numel()}")
+    if z.numel() == 0:
+        raise ValueError("regression_metrics: pred and target are empty; allowed: at least one value")
+    if not (torch.isfinite(z_hat).all() and torch.isfinite(z).all()):
+        raise ValueError(f"pred or target contains NaN or Inf ({int((~torch.isfinite(z_hat)).sum())} in pred, "
+                         f"{int((~torch.isfinite(z)).sum())} in target); allowed: finite values")
+    check_finite("target_mean", target_mean)
     if not target_std_dev > 0: raise ValueError(f"target_std_dev={target_std_dev!r} must be > 0")
     y_hat, y = target_mean + target_std_dev * z_hat, target_mean + target_std_dev * z
     base = torch.full_like(y, float(target_mean))  # the train mean is 0 on the standardized scale
@@ -85,6 +118,8 @@ def regression_metrics(pred_std: torch.Tensor, target_std: torch.Tensor, target_
 def corruption_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, targets: torch.Tensor,
                         corruptions: Mapping[str, Callable[[torch.Tensor], torch.Tensor]]) -> dict:
     "Accuracy of `predict(corrupt(images))` for each named corruption, plus their plain `mean`."
+    if not callable(predict):
+        raise TypeError(f"predict={predict!r} is not callable; allowed: a function images → logits or labels")
     if not corruptions: raise ValueError("corruptions is empty; pass at least one name → function")
     out = {name: accuracy(predict(fn(images)), targets) for name, fn in corruptions.items()}
     out["mean"] = float(np.mean(list(out.values())))
@@ -92,10 +127,16 @@ def corruption_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images:
 
 def rotate90(images: torch.Tensor, k: int = 1) -> torch.Tensor:
     "Rotate `[..., H, W]` images by k·90° counter-clockwise."
+    images = _as_tensor("images", images)
+    if images.dim() < 2:
+        raise ValueError(f"images has shape {tuple(images.shape)}; allowed: [..., H, W] (at least 2 dimensions)")
+    k = check_int("k", k)
     return torch.rot90(images, k, dims=(-2, -1))
 
 def rotation_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, targets: torch.Tensor, k: int = 1) -> float:
     "Accuracy on images turned by k·90°."
+    if not callable(predict):
+        raise TypeError(f"predict={predict!r} is not callable; allowed: a function images → logits or labels")
     return accuracy(predict(rotate90(images, k)), targets)
 
 # %% ../nbs/50_metrics.ipynb #19341c82
@@ -105,6 +146,7 @@ def task_metrics(task: str, outputs: torch.Tensor, targets: torch.Tensor, target
                  target_std: float = 1.0) -> dict:
     "The metrics reported for `task`: accuracy (+ macro-F1), token accuracy + perplexity, or RMSE/MAE in original units."
     check_choice("task", task, TASKS)
+    outputs, targets = _as_tensor("outputs", outputs), _as_tensor("targets", targets)
     if task == "regression": return regression_metrics(outputs, targets, target_mean, target_std)
     if task == "token_tagging":
         return dict(token_accuracy=accuracy(outputs, targets), perplexity=perplexity(outputs, targets),

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from .utils import check_range
+from .utils import check_choice, check_finite, check_int, check_range, check_type
 
 # %% auto #0
 __all__ = ['mean_std', 't_confint', 'summarize', 'format_mean_ci', 'paired_ttest', 'one_sample_ttest', 'summarize_runs',
@@ -21,7 +21,12 @@ __all__ = ['mean_std', 't_confint', 'summarize', 'format_mean_ci', 'paired_ttest
 # %% ../nbs/51_stats.ipynb #dc863b4a
 def _values(x, field: str = "values") -> np.ndarray:
     "1-D float64 array of finite values, or a ValueError naming `field`."
-    a = np.asarray(x, dtype=np.float64).reshape(-1)
+    if x is None or isinstance(x, (str, bytes, dict)):
+        raise TypeError(f"{field}={x!r} is a {type(x).__name__}; allowed: a sequence of numbers")
+    try:
+        a = np.asarray(x, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{field} is not a sequence of numbers ({e})") from None
     if a.size == 0: raise ValueError(f"{field} is empty; need at least one value")
     if not np.all(np.isfinite(a)): raise ValueError(f"{field} contains NaN or Inf: {a.tolist()}")
     return a
@@ -32,9 +37,14 @@ def mean_std(x: Sequence[float]) -> tuple[float, float]:
     return float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else float("nan")
 
 # %% ../nbs/51_stats.ipynb #f52feaa9
+def _level(level) -> float:
+    "A confidence level in (0, 1): 0.95, not 95."
+    check_type("level", level, (int, float, np.floating), "a confidence level such as 0.95")
+    return check_range("level", level, 0, 1, low_open=True, high_open=True)
+
 def t_confint(x: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     "Two-sided Student-t confidence interval for the mean (NaN bounds for fewer than 2 values)."
-    check_range("level", level, 0, 1, low_open=True, high_open=True)
+    level = _level(level)
     a = _values(x)
     if a.size < 2: return float("nan"), float("nan")
     m, s = a.mean(), a.std(ddof=1)
@@ -49,12 +59,16 @@ def summarize(x: Sequence[float], level: float = 0.95) -> dict:
 
 def format_mean_ci(mean: float, half: float, digits: int = 2) -> str:
     "`'93.10 ± 0.25'`, or the mean alone when the half-width is NaN (a single run)."
+    check_type("mean", mean, (int, float, np.number), "a number")
+    check_type("half", half, (int, float, np.number), "a number (NaN for a single run)")
+    digits = check_int("digits", digits, 0)
     return f"{mean:.{digits}f}" if not math.isfinite(half) else f"{mean:.{digits}f} ± {half:.{digits}f}"
 
 # %% ../nbs/51_stats.ipynb #ad31fffa
 def paired_ttest(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> dict:
     "Paired two-sided t-test of mean(a − b) = 0 (as `scipy.stats.ttest_rel`), with the CI of the mean difference."
     a, b = _values(a, "a"), _values(b, "b")
+    level = _level(level)
     if a.shape != b.shape: raise ValueError(f"paired test needs equally many runs: a has {a.size}, b has {b.size}")
     if a.size < 2: raise ValueError(f"paired test needs at least 2 pairs, got {a.size}")
     d = a - b; n = d.size; md, sd = d.mean(), d.std(ddof=1)
@@ -67,6 +81,8 @@ def paired_ttest(a: Sequence[float], b: Sequence[float], level: float = 0.95) ->
 def one_sample_ttest(x: Sequence[float], mu0: float) -> dict:
     "Two-sided one-sample t-test of mean(x) = mu0 (as `scipy.stats.ttest_1samp`)."
     a = _values(x)
+    check_type("mu0", mu0, (int, float, np.number), "the published mean to test against")
+    mu0 = check_finite("mu0", mu0)
     if a.size < 2: raise ValueError(f"one-sample test needs at least 2 values, got {a.size}")
     m, s = a.mean(), a.std(ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"): t = (m - mu0) / (s / math.sqrt(a.size))
@@ -76,7 +92,11 @@ def one_sample_ttest(x: Sequence[float], mu0: float) -> dict:
 # %% ../nbs/51_stats.ipynb #f6ef72b6
 def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset", "method"), level: float = 0.95) -> pd.DataFrame:
     "One row per group: n, mean, std, CI bounds and half-width of column `value`, and the seeds used."
-    if value not in df.columns: raise ValueError(f"value={value!r} is not a column; columns: {', '.join(map(str, df.columns))}")
+    check_type("df", df, pd.DataFrame, "one row per run")
+    by = (by,) if isinstance(by, str) else tuple(by)
+    for field, col in [("value", value)] + [("by", c) for c in by]:
+        if col not in df.columns:
+            raise ValueError(f"{field}={col!r} is not a column; columns: {', '.join(map(str, df.columns))}")
     rows = []
     for key, g in df.dropna(subset=[value]).groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -88,6 +108,13 @@ def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset",
 def compare_paired(df: pd.DataFrame, value: str, method_a: str, method_b: str, on: str = "seed",
                    method_col: str = "method", level: float = 0.95) -> dict:
     "Paired t-test of `value` between two methods' runs matched on `on` (the seed)."
+    check_type("df", df, pd.DataFrame, "one row per run")
+    for field, col in (("value", value), ("on", on), ("method_col", method_col)):
+        if col not in df.columns:
+            raise ValueError(f"{field}={col!r} is not a column; columns: {', '.join(map(str, df.columns))}")
+    methods = sorted(df[method_col].dropna().unique().tolist(), key=str)
+    check_choice("method_a", method_a, methods)
+    check_choice("method_b", method_b, methods)
     a = df[df[method_col] == method_a].set_index(on)[value]; b = df[df[method_col] == method_b].set_index(on)[value]
     for name, s in ((method_a, a), (method_b, b)):
         if s.index.duplicated().any(): raise ValueError(f"{method_col}={name!r} has several runs per {on}; filter to one dataset first")
