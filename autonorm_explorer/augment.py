@@ -38,9 +38,13 @@ def random_crop_flip(x: torch.Tensor, padding: int, flip: bool, gen: torch.Gener
     xp = F.pad(x, (p,) * 4).reshape(B, C, -1)                                        # B×C×(H+2p)(W+2p)
     oy = torch.randint(0, 2 * p + 1, (B,), generator=gen, device=x.device)
     ox = torch.randint(0, 2 * p + 1, (B,), generator=gen, device=x.device)
-    rows = torch.arange(H, device=x.device)[:, None] * Wp; cols = torch.arange(W, device=x.device)[None, :]
+    rows = torch.arange(H, device=x.device)[:, None] * Wp
+    cols = torch.arange(W, device=x.device)[None, :]
     straight, mirrored = (rows + cols).reshape(-1), (rows + (W - 1 - cols)).reshape(-1)  # HW
-    mirror = (torch.rand(B, generator=gen, device=x.device) < 0.5) if flip else torch.zeros(B, dtype=torch.bool, device=x.device)
+    if flip:
+        mirror = torch.rand(B, generator=gen, device=x.device) < 0.5                   # B
+    else:
+        mirror = torch.zeros(B, dtype=torch.bool, device=x.device)
     idx = torch.where(mirror[:, None], mirrored, straight) + (oy * Wp + ox)[:, None]  # B×HW
     return xp.gather(2, idx[:, None, :].expand(B, C, H * W)).reshape(B, C, H, W)
 
@@ -59,20 +63,26 @@ def _check_mix(what: str, x, y_soft, lam, perm) -> float:
 def mixup(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     "MixUp: λ·x + (1−λ)·x[perm], and the same convex combination of the soft labels."
     lam = _check_mix("mixup", x, y_soft, lam, perm)
-    return x.mul(lam).add_(x.index_select(0, perm), alpha=1 - lam), y_soft.mul(lam).add_(y_soft.index_select(0, perm), alpha=1 - lam)
+    x_mixed = x.mul(lam).add_(x.index_select(0, perm), alpha=1 - lam)
+    y_mixed = y_soft.mul(lam).add_(y_soft.index_select(0, perm), alpha=1 - lam)
+    return x_mixed, y_mixed
 
 def cutmix_box(H: int, W: int, lam: float, rng: np.random.Generator) -> tuple[int, int, int, int]:
     "A box (y0, y1, x0, x1) of area ≈ (1−λ)·H·W centred uniformly at random, clipped to the image."
     H, W, lam = check_int("H", H, 1), check_int("W", W, 1), check_range("lam", lam, 0, 1)
-    r = math.sqrt(1 - lam); h, w = int(H * r), int(W * r)
+    r = math.sqrt(1 - lam)
+    h, w = int(H * r), int(W * r)
     cy, cx = int(rng.integers(H)), int(rng.integers(W))
     return max(cy - h // 2, 0), min(cy + h // 2, H), max(cx - w // 2, 0), min(cx + w // 2, W)
 
-def cutmix(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, float]:
+def cutmix(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor,
+           rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, float]:
     "CutMix: paste a box from x[perm]; λ becomes the exact kept fraction of pixels. Returns (x, y, λ)."
     lam = _check_mix("cutmix", x, y_soft, lam, perm)
-    H, W = x.shape[-2:]; y0, y1, x0, x1 = cutmix_box(H, W, lam, rng)
-    x = x.clone(); x[..., y0:y1, x0:x1] = x.index_select(0, perm)[..., y0:y1, x0:x1]
+    H, W = x.shape[-2:]
+    y0, y1, x0, x1 = cutmix_box(H, W, lam, rng)
+    x = x.clone()
+    x[..., y0:y1, x0:x1] = x.index_select(0, perm)[..., y0:y1, x0:x1]
     lam = 1 - (y1 - y0) * (x1 - x0) / (H * W)
     return x, lam * y_soft + (1 - lam) * y_soft[perm], lam
 
@@ -82,7 +92,7 @@ class BatchConfig:
     "Settings of `VisionBatches` (defaults: the AutoNorm training recipe)."
     batch_size: int = 64            # images per batch
     train: bool = True              # False: no augmentation, no shuffling, hard labels (evaluation)
-    crop_padding: int | None = None # pixels of zero padding for random crops; None → 4 for 32×32, 2 for 28×28, 1 below
+    crop_padding: int | None = None # zero padding of random crops; None → 4 for 32×32, 2 for 28×28, 1 below
     flip: bool | None = None        # horizontal flip; None → the dataset's default (meta["default_flip"])
     mix_prob: float = 0.7           # probability that a batch is mixed
     cutmix_share: float = 0.5       # share of mixed batches that use CutMix (the rest MixUp)
@@ -125,7 +135,8 @@ class VisionBatches:
         self.labels = split.targets.to(self.device)                     # N int64
         self.num_classes = int(split.meta["num_classes"])
         H = self.images.shape[-1]
-        self.padding = self.cfg.crop_padding if self.cfg.crop_padding is not None else (4 if H >= 32 else 2 if H >= 16 else 1)
+        default_padding = 4 if H >= 32 else 2 if H >= 16 else 1
+        self.padding = self.cfg.crop_padding if self.cfg.crop_padding is not None else default_padding
         self.flip = split.meta.get("default_flip", False) if self.cfg.flip is None else self.cfg.flip
         self.mean = torch.tensor(split.meta["mean"], device=self.device).view(1, -1, 1, 1)
         self.std = torch.tensor(split.meta["std"], device=self.device).view(1, -1, 1, 1)
@@ -138,12 +149,14 @@ class VisionBatches:
 
     def __repr__(self) -> str:
         c = self.cfg
-        return (f"VisionBatches(n={len(self.images)}, batch_size={c.batch_size}, train={c.train}, device={self.device}, "
+        return (f"VisionBatches(n={len(self.images)}, batch_size={c.batch_size}, train={c.train}, "
+                f"device={self.device}, "
                 f"crop_padding={self.padding}, flip={self.flip}, mix_prob={c.mix_prob}, seed={c.seed})")
 
 # %% ../nbs/33_augment.ipynb #0e38f905
 @patch
-def _augment_batch(self: VisionBatches, idx: torch.Tensor, gen: torch.Generator, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def _augment_batch(self: VisionBatches, idx: torch.Tensor, gen: torch.Generator,
+                   rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     x, y = self.images.index_select(0, idx), self.labels.index_select(0, idx)   # B×C×H×W uint8, B
     if not self.cfg.train: return self._normalize(x.float()), y
     x = random_crop_flip(x, self.padding, self.flip, gen)
@@ -169,7 +182,10 @@ def epoch_batches(self: VisionBatches, epoch: int) -> Iterator[tuple[torch.Tenso
     seed = self.cfg.seed * 100_003 + check_int("epoch", epoch, 0)
     gen, rng = torch_generator(seed, self.device), np.random.default_rng(seed)
     n, b = len(self.images), self.cfg.batch_size
-    order = torch.randperm(n, generator=gen, device=self.device) if self.cfg.train else torch.arange(n, device=self.device)
+    if self.cfg.train:
+        order = torch.randperm(n, generator=gen, device=self.device)
+    else:
+        order = torch.arange(n, device=self.device)
     stop = n - n % b if (self.cfg.train and self.cfg.drop_last) else n
     for i in range(0, stop, b): yield self._augment_batch(order[i:i + b], gen, rng)
 

@@ -60,17 +60,20 @@ def brightness(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Add c to the HSV value channel (clipped), keeping hue and saturation."
     c = _level("brightness", severity)
     xf = x.float() / 255
-    v = xf.amax(1, keepdim=True); v_new = (v + c).clamp(max=1)
+    v = xf.amax(1, keepdim=True)
+    v_new = (v + c).clamp(max=1)
     return _to_uint8(torch.where(v > 0, xf * (v_new / v.clamp(min=1e-12)), v_new.expand_as(xf)))
 
 # %% ../nbs/34_corruptions.ipynb #8959471a
 def motion_blur_kernel(radius: float, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     "Tap indices i = 0..2⌈r⌉ and normalized one-sided Gaussian weights exp(−i²/2σ²)."
-    i = np.arange(2 * math.ceil(radius) + 1); w = np.exp(-(i**2) / (2 * sigma**2))
+    i = np.arange(2 * math.ceil(radius) + 1)
+    w = np.exp(-(i**2) / (2 * sigma**2))
     return i, w / w.sum()
 
-def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator, angles: torch.Tensor | None = None) -> torch.Tensor:
-    "Blur each image along a direction θ ~ U(−45°, 45°) (or the given `angles`, degrees) with ImageMagick's one-sided kernel."
+def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator,
+                angles: torch.Tensor | None = None) -> torch.Tensor:
+    "Blur each image along θ ~ U(−45°, 45°) (or the given `angles`, degrees) with ImageMagick's one-sided kernel."
     radius, sigma = _level("motion_blur", severity)
     taps, weights = motion_blur_kernel(radius, sigma)
     N, C, H, W = x.shape
@@ -78,13 +81,16 @@ def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator, angles: to
     if angles is None:
         angles = torch.rand(N, generator=gen, device=dev) * 90 - 45
     elif tuple(torch.as_tensor(angles).shape) != (N,):
-        raise ValueError(f"angles has shape {tuple(torch.as_tensor(angles).shape)}; allowed: one angle per image, ({N},)")
+        shape = tuple(torch.as_tensor(angles).shape)
+        raise ValueError(f"angles has shape {shape}; allowed: one angle per image, ({N},)")
     theta = angles.to(dev).float() * math.pi / 180                                            # N
     rows, cols = torch.arange(H, device=dev)[:, None], torch.arange(W, device=dev)[None, :]
-    flat = x.float().reshape(N, C, H * W); out = torch.zeros_like(flat)
+    flat = x.float().reshape(N, C, H * W)
+    out = torch.zeros_like(flat)
     for i, w in zip(taps, weights):
         dy, dx = torch.round(i * torch.sin(theta)).long(), torch.round(i * torch.cos(theta)).long()   # N
-        r = (rows[None] + dy[:, None, None]).clamp(0, H - 1); c = (cols[None] + dx[:, None, None]).clamp(0, W - 1)
+        r = (rows[None] + dy[:, None, None]).clamp(0, H - 1)
+        c = (cols[None] + dx[:, None, None]).clamp(0, W - 1)
         idx = (r * W + c).reshape(N, 1, H * W).expand(N, C, H * W)
         out += float(w) * flat.gather(2, idx)
     return out.reshape(N, C, H, W).round().clamp(0, 255).to(torch.uint8)
@@ -93,7 +99,8 @@ def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator, angles: to
 def _pil_map(x: torch.Tensor, fn) -> torch.Tensor:
     "Apply `fn(PIL image) -> PIL image` to every uint8 image of the batch."
     from PIL import Image
-    hwc = x.permute(0, 2, 3, 1).cpu().numpy(); out = np.empty_like(hwc)
+    hwc = x.permute(0, 2, 3, 1).cpu().numpy()
+    out = np.empty_like(hwc)
     for k, a in enumerate(hwc):
         img = Image.fromarray(a[..., 0] if a.shape[-1] == 1 else a)
         out[k] = np.asarray(fn(img)).reshape(a.shape)
@@ -113,7 +120,9 @@ def jpeg_compression(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     from PIL import Image
     q = _level("jpeg_compression", severity)
     def jpeg(im):
-        buf = io.BytesIO(); im.save(buf, "JPEG", quality=q); buf.seek(0)
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=q)
+        buf.seek(0)
         return Image.open(buf).convert(im.mode)
     return _pil_map(x, jpeg)
 
@@ -135,7 +144,9 @@ def corrupt_split(split, corruption: str, severity: int, seed: int = 0):
     check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")
     check_choice("corruption", corruption, tuple(CORRUPTIONS))
     severity = check_int("severity", severity, 1, 5)
-    if split.task != "image_classification": raise ValueError(f"split.task={split.task!r}; corruptions apply to image_classification")
+    if split.task != "image_classification":
+        raise ValueError(f"split.task={split.task!r}; corruptions apply to image_classification")
     meta = {**split.meta, "corruption": corruption, "severity": severity, "corruption_seed": seed,
             "source": f"{split.meta.get('source')} + {corruption} severity {severity} (autonorm_explorer.corruptions)"}
-    return replace(split, name=f"{split.name}-{corruption}-{severity}", inputs=corrupt(split.inputs, corruption, severity, seed), meta=meta)
+    inputs = corrupt(split.inputs, corruption, severity, seed)
+    return replace(split, name=f"{split.name}-{corruption}-{severity}", inputs=inputs, meta=meta)

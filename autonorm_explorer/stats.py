@@ -54,7 +54,9 @@ def t_confint(x: Sequence[float], level: float = 0.95) -> tuple[float, float]:
 # %% ../nbs/51_stats.ipynb #5d1d1e10
 def summarize(x: Sequence[float], level: float = 0.95) -> dict:
     "n, mean, std, and the t confidence interval (bounds and half-width) of `x`."
-    a = _values(x); m, s = mean_std(a); lo, hi = t_confint(a, level)
+    a = _values(x)
+    m, s = mean_std(a)
+    lo, hi = t_confint(a, level)
     return dict(n=int(a.size), mean=m, std=s, ci_low=lo, ci_high=hi, ci_half=(hi - lo) / 2)
 
 def format_mean_ci(mean: float, half: float, digits: int = 2) -> str:
@@ -71,7 +73,9 @@ def paired_ttest(a: Sequence[float], b: Sequence[float], level: float = 0.95) ->
     level = _level(level)
     if a.shape != b.shape: raise ValueError(f"paired test needs equally many runs: a has {a.size}, b has {b.size}")
     if a.size < 2: raise ValueError(f"paired test needs at least 2 pairs, got {a.size}")
-    d = a - b; n = d.size; md, sd = d.mean(), d.std(ddof=1)
+    d = a - b
+    n = d.size
+    md, sd = d.mean(), d.std(ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"): t = md / (sd / math.sqrt(n))
     p = float(2 * _st.t.sf(abs(t), n - 1)) if np.isfinite(t) else (0.0 if md != 0 else float("nan"))
     lo, hi = t_confint(d, level)
@@ -90,7 +94,8 @@ def one_sample_ttest(x: Sequence[float], mu0: float) -> dict:
     return dict(n=int(a.size), mean_diff=float(m - mu0), t=float(t), p=p)
 
 # %% ../nbs/51_stats.ipynb #f6ef72b6
-def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset", "method"), level: float = 0.95) -> pd.DataFrame:
+def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset", "method"),
+                   level: float = 0.95) -> pd.DataFrame:
     "One row per group: n, mean, std, CI bounds and half-width of column `value`, and the seeds used."
     check_type("df", df, pd.DataFrame, "one row per run")
     by = (by,) if isinstance(by, str) else tuple(by)
@@ -100,7 +105,8 @@ def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset",
     rows = []
     for key, g in df.dropna(subset=[value]).groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        row = dict(zip(by, key)); row.update(summarize(g[value], level))
+        row = dict(zip(by, key))
+        row.update(summarize(g[value], level))
         if "seed" in g: row["seeds"] = ",".join(map(str, sorted(g["seed"].tolist())))
         rows.append(row)
     return pd.DataFrame(rows)
@@ -115,11 +121,14 @@ def compare_paired(df: pd.DataFrame, value: str, method_a: str, method_b: str, o
     methods = sorted(df[method_col].dropna().unique().tolist(), key=str)
     check_choice("method_a", method_a, methods)
     check_choice("method_b", method_b, methods)
-    a = df[df[method_col] == method_a].set_index(on)[value]; b = df[df[method_col] == method_b].set_index(on)[value]
+    a = df[df[method_col] == method_a].set_index(on)[value]
+    b = df[df[method_col] == method_b].set_index(on)[value]
     for name, s in ((method_a, a), (method_b, b)):
-        if s.index.duplicated().any(): raise ValueError(f"{method_col}={name!r} has several runs per {on}; filter to one dataset first")
+        if s.index.duplicated().any():
+            raise ValueError(f"{method_col}={name!r} has several runs per {on}; filter to one dataset first")
     common = sorted(set(a.index) & set(b.index))
-    if len(common) < 2: raise ValueError(f"{method_a!r} and {method_b!r} share {len(common)} {on}(s); need at least 2 matched runs")
+    if len(common) < 2:
+        raise ValueError(f"{method_a!r} and {method_b!r} share {len(common)} {on}(s); need at least 2 matched runs")
     out = paired_ttest(a.loc[common].to_numpy(), b.loc[common].to_numpy(), level)
     out.update(a=method_a, b=method_b, matched=common)
     return out
