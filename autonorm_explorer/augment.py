@@ -31,6 +31,7 @@ def _check_batch(field: str, x) -> torch.Tensor:
         raise ValueError(f"{field} has shape {tuple(x.shape)}; allowed: a batch of images B×C×H×W (4 dimensions)")
     return x
 
+# %% ../nbs/33_augment.ipynb #5b27ec47
 def random_crop_flip(x: torch.Tensor, padding: int, flip: bool, gen: torch.Generator) -> torch.Tensor:
     "Random H×W crops of the zero-padded uint8 batch `x` (B×C×H×W), mirrored with probability ½ if `flip`."
     _check_batch("x", x)
@@ -64,6 +65,7 @@ def _check_mix(what: str, x, y_soft, lam, perm) -> float:
                          f"{tuple(perm.shape)}; allowed: y_soft B×K and perm of shape ({len(x)},)")
     return lam
 
+# %% ../nbs/33_augment.ipynb #a2b499a2
 def mixup(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     "MixUp: λ·x + (1−λ)·x[perm], and the same convex combination of the soft labels."
     lam = _check_mix("mixup", x, y_soft, lam, perm)
@@ -71,6 +73,7 @@ def mixup(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor)
     y_mixed = y_soft.mul(lam).add_(y_soft.index_select(0, perm), alpha=1 - lam)
     return x_mixed, y_mixed
 
+# %% ../nbs/33_augment.ipynb #14f59ac0
 def cutmix_box(H: int, W: int, lam: float, rng: np.random.Generator) -> tuple[int, int, int, int]:
     "A box (y0, y1, x0, x1) of area ≈ (1−λ)·H·W centred uniformly at random, clipped to the image."
     H, W, lam = check_int("H", H, 1), check_int("W", W, 1), check_range("lam", lam, 0, 1)
@@ -79,6 +82,7 @@ def cutmix_box(H: int, W: int, lam: float, rng: np.random.Generator) -> tuple[in
     cy, cx = int(rng.integers(H)), int(rng.integers(W))
     return max(cy - h // 2, 0), min(cy + h // 2, H), max(cx - w // 2, 0), min(cx + w // 2, W)
 
+# %% ../nbs/33_augment.ipynb #42b4d836
 def cutmix(x: torch.Tensor, y_soft: torch.Tensor, lam: float, perm: torch.Tensor,
            rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, float]:
     "CutMix: paste a box from x[perm]; λ becomes the exact kept fraction of pixels. Returns (x, y, λ)."
@@ -175,11 +179,13 @@ def _augment_batch(self: VisionBatches, idx: torch.Tensor, gen: torch.Generator,
     if mode == "mixup": x, y_soft = mixup(x, y_soft, float(rng.beta(self.cfg.mixup_alpha, self.cfg.mixup_alpha)), perm)
     return self._normalize(x), y_soft
 
+# %% ../nbs/33_augment.ipynb #6bd7ce49
 @patch
 def _normalize(self: VisionBatches, x: torch.Tensor) -> torch.Tensor:
     "x in 0..255 (float, modified in place) → (x/255 − mean)/std when `normalize`, else x/255."
     return x.mul_(self.scale).add_(self.shift) if self.cfg.normalize else x.div_(255)
 
+# %% ../nbs/33_augment.ipynb #0c2fe7fc
 @patch
 def epoch_batches(self: VisionBatches, epoch: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     "The batches of epoch `epoch`: (float B×C×H×W, soft labels B×K when training else int64 B)."
@@ -193,6 +199,7 @@ def epoch_batches(self: VisionBatches, epoch: int) -> Iterator[tuple[torch.Tenso
     stop = n - n % b if (self.cfg.train and self.cfg.drop_last) else n
     for i in range(0, stop, b): yield self._augment_batch(order[i:i + b], gen, rng)
 
+# %% ../nbs/33_augment.ipynb #3a4fcc7e
 @patch
 def __iter__(self: VisionBatches):
     "Iterate over the next epoch (the counter advances on every full or partial pass)."

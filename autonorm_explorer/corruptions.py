@@ -11,7 +11,7 @@ are those of the public CIFAR-10-C generator (`make_cifar_c.py`):
 | `gaussian_noise` | σ = .04, .06, .08, .09, .10 | $\mathrm{clip}(x + \mathcal N(0,\sigma^2))$ |
 | `brightness` | c = .05, .1, .15, .2, .3 | HSV value channel $V \leftarrow \mathrm{clip}(V + c)$ |
 | `contrast` | c = .75, .5, .4, .3, .15 | $\mathrm{clip}((x-\bar x)c + \bar x)$, $\bar x$ the per-image channel mean |
-| `motion_blur` | (radius, σ) = (6,1), (6,1.5), (6,2), (8,2), (9,2.5) | ImageMagick-style one-sided line blur at angle ∼ U(−45°, 45°) |
+| `motion_blur` | (r, σ) = (6,1), (6,1.5), (6,2), (8,2), (9,2.5) | one-sided line blur, angle ∼ U(−45°, 45°) |
 | `pixelate` | c = .95, .9, .85, .75, .65 | box-downsample to ⌊cH⌋×⌊cW⌋, box-upsample back (Pillow) |
 | `jpeg_compression` | quality = 80, 65, 58, 50, 40 | JPEG encode/decode (Pillow) |
 
@@ -54,17 +54,21 @@ SEVERITY = {
     "jpeg_compression": [80, 65, 58, 50, 40],
 }
 
+# %% ../nbs/34_corruptions.ipynb #f1252f09
 def _to_uint8(x: torch.Tensor) -> torch.Tensor: return (x.clamp(0, 1) * 255).round().to(torch.uint8)
 
+# %% ../nbs/34_corruptions.ipynb #1fdf7fb3
 def _level(corruption: str, severity: int):
     "The parameter of `corruption` at `severity` 1..5 (a clear error for any other severity)."
     return SEVERITY[corruption][check_int("severity", severity, 1, 5) - 1]
 
+# %% ../nbs/34_corruptions.ipynb #c2b54a7b
 def gaussian_noise(x: torch.Tensor, severity: int, gen: torch.Generator) -> torch.Tensor:
     "Add N(0, σ²) noise to [0,1] pixels, clip; σ from `SEVERITY`."
     s = _level("gaussian_noise", severity)
     return _to_uint8(x.float() / 255 + s * torch.randn(x.shape, generator=gen, device=x.device))
 
+# %% ../nbs/34_corruptions.ipynb #afb6b7db
 def contrast(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Scale each image's deviation from its per-channel mean by c."
     c = _level("contrast", severity)
@@ -88,6 +92,7 @@ def motion_blur_kernel(radius: float, sigma: float) -> tuple[np.ndarray, np.ndar
     w = np.exp(-(i**2) / (2 * sigma**2))
     return i, w / w.sum()
 
+# %% ../nbs/34_corruptions.ipynb #99a2d95b
 def motion_blur(x: torch.Tensor, severity: int, gen: torch.Generator,
                 angles: torch.Tensor | None = None) -> torch.Tensor:
     "Blur each image along θ ~ U(−45°, 45°) (or the given `angles`, degrees) with ImageMagick's one-sided kernel."
@@ -123,6 +128,7 @@ def _pil_map(x: torch.Tensor, fn) -> torch.Tensor:
         out[k] = np.asarray(fn(img)).reshape(a.shape)
     return torch.from_numpy(out).permute(0, 3, 1, 2).contiguous().to(x.device)
 
+# %% ../nbs/34_corruptions.ipynb #988e22ba
 def pixelate(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Box-downsample to ⌊cH⌋×⌊cW⌋ and box-upsample back (Pillow's BOX filter, as in CIFAR-10-C)."
     from PIL import Image
@@ -132,6 +138,7 @@ def pixelate(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
         raise ValueError(f"pixelate at severity {severity} needs images of at least 2×2 pixels; got {H}×{W}")
     return _pil_map(x, lambda im: im.resize((int(W * c), int(H * c)), Image.BOX).resize((W, H), Image.BOX))
 
+# %% ../nbs/34_corruptions.ipynb #91d479eb
 def jpeg_compression(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
     "Encode as JPEG at the severity's quality and decode (Pillow)."
     from PIL import Image
@@ -147,6 +154,7 @@ def jpeg_compression(x: torch.Tensor, severity: int, gen=None) -> torch.Tensor:
 CORRUPTIONS = {"gaussian_noise": gaussian_noise, "brightness": brightness, "contrast": contrast,
                "motion_blur": motion_blur, "pixelate": pixelate, "jpeg_compression": jpeg_compression}
 
+# %% ../nbs/34_corruptions.ipynb #2dbb3601
 def corrupt(x: torch.Tensor, corruption: str, severity: int, seed: int = 0) -> torch.Tensor:
     "Apply `corruption` at `severity` (1..5) to uint8 images N×C×H×W (C = 1 or 3); seeded."
     fn = CORRUPTIONS[check_choice("corruption", corruption, tuple(CORRUPTIONS))]
@@ -156,6 +164,7 @@ def corrupt(x: torch.Tensor, corruption: str, severity: int, seed: int = 0) -> t
         raise ValueError(f"x must be uint8 N×C×H×W with C in (1, 3); got {x.dtype} {tuple(x.shape)}")
     return fn(x, severity, torch_generator(seed, x.device))
 
+# %% ../nbs/34_corruptions.ipynb #154544eb
 def corrupt_split(split, corruption: str, severity: int, seed: int = 0):
     "A copy of an image `DatasetSplit` with corrupted inputs (labels, normalization statistics unchanged)."
     check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")

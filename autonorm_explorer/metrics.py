@@ -26,6 +26,7 @@ __all__ = ['ARRAY_TYPES', 'token_accuracy', 'TASKS', 'predicted_labels', 'accura
 # %% ../nbs/50_metrics.ipynb #cc1bc6b2
 ARRAY_TYPES = (torch.Tensor, np.ndarray, list, tuple)   # what the metrics accept as outputs and targets
 
+# %% ../nbs/50_metrics.ipynb #60129536
 def _as_tensor(field: str, value) -> torch.Tensor:
     "`value` as a tensor, or a `TypeError` naming it (None, a string, a model...)."
     check_type(field, value, ARRAY_TYPES, "a tensor, a NumPy array or a list of numbers")
@@ -34,6 +35,7 @@ def _as_tensor(field: str, value) -> torch.Tensor:
     except (TypeError, ValueError, RuntimeError) as e:
         raise TypeError(f"{field} is not an array of numbers ({e})") from None
 
+# %% ../nbs/50_metrics.ipynb #9db7dae1
 def predicted_labels(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     "Class labels: `outputs.argmax(-1)` when `outputs` are logits (one more dimension than `targets`), else `outputs`."
     outputs, targets = _as_tensor("outputs", outputs), _as_tensor("targets", targets)
@@ -55,6 +57,7 @@ def accuracy(outputs: torch.Tensor, targets: torch.Tensor, ignore_index: int = -
                          f"ignore_index={ignore_index}); allowed: at least one scored target")
     return float((pred[keep] == targets[keep]).double().mean())
 
+# %% ../nbs/50_metrics.ipynb #2ad915d8
 token_accuracy = accuracy  # tagging: same definition, padding (-100) excluded
 
 # %% ../nbs/50_metrics.ipynb #aa5160a1
@@ -95,6 +98,7 @@ def mean_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, ignore_index
     return float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]).double(), targets.reshape(-1),
                                  ignore_index=ignore_index))
 
+# %% ../nbs/50_metrics.ipynb #c8975ed3
 def perplexity(logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100) -> float:
     "exp(mean token cross-entropy): 1 for a perfect tagger, K for a uniform guess over K tags."
     return math.exp(mean_cross_entropy(logits, targets, ignore_index))
@@ -132,6 +136,7 @@ def corruption_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images:
     out["mean"] = float(np.mean(list(out.values())))
     return out
 
+# %% ../nbs/50_metrics.ipynb #27857cec
 def rotate90(images: torch.Tensor, k: int = 1) -> torch.Tensor:
     "Rotate `[..., H, W]` images by k·90° counter-clockwise."
     images = _as_tensor("images", images)
@@ -140,6 +145,7 @@ def rotate90(images: torch.Tensor, k: int = 1) -> torch.Tensor:
     k = check_int("k", k)
     return torch.rot90(images, k, dims=(-2, -1))
 
+# %% ../nbs/50_metrics.ipynb #9a02a74b
 def rotation_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: torch.Tensor, targets: torch.Tensor,
                       k: int = 1) -> float:
     "Accuracy on images turned by k·90°."
@@ -150,6 +156,7 @@ def rotation_accuracy(predict: Callable[[torch.Tensor], torch.Tensor], images: t
 # %% ../nbs/50_metrics.ipynb #19341c82
 TASKS = ("image_classification", "sentence_classification", "token_tagging", "regression")
 
+# %% ../nbs/50_metrics.ipynb #f48dd03c
 def task_metrics(task: str, outputs: torch.Tensor, targets: torch.Tensor, target_mean: float = 0.0,
                  target_std: float = 1.0) -> dict:
     "The metrics of `task`: accuracy (+ macro-F1), token accuracy + perplexity, or RMSE/MAE in original units."

@@ -41,6 +41,7 @@ def _values(x, field: str = "values") -> np.ndarray:
     if not np.all(np.isfinite(a)): raise ValueError(f"{field} contains NaN or Inf: {a.tolist()}")
     return a
 
+# %% ../nbs/51_stats.ipynb #e571fe06
 def mean_std(x: Sequence[float]) -> tuple[float, float]:
     "Sample mean and sample standard deviation (ddof=1; NaN for a single value)."
     a = _values(x)
@@ -52,6 +53,7 @@ def _level(level) -> float:
     check_type("level", level, (int, float, np.floating), "a confidence level such as 0.95")
     return check_range("level", level, 0, 1, low_open=True, high_open=True)
 
+# %% ../nbs/51_stats.ipynb #10175d52
 def t_confint(x: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     "Two-sided Student-t confidence interval for the mean (NaN bounds for fewer than 2 values)."
     level = _level(level)
@@ -69,6 +71,7 @@ def summarize(x: Sequence[float], level: float = 0.95) -> dict:
     lo, hi = t_confint(a, level)
     return dict(n=int(a.size), mean=m, std=s, ci_low=lo, ci_high=hi, ci_half=(hi - lo) / 2)
 
+# %% ../nbs/51_stats.ipynb #e659fea4
 def format_mean_ci(mean: float, half: float, digits: int = 2) -> str:
     "`'93.10 ± 0.25'`, or the mean alone when the half-width is NaN (a single run)."
     check_type("mean", mean, (int, float, np.number), "a number")
@@ -121,6 +124,7 @@ def summarize_runs(df: pd.DataFrame, value: str, by: Sequence[str] = ("dataset",
         rows.append(row)
     return pd.DataFrame(rows)
 
+# %% ../nbs/51_stats.ipynb #bfb55143
 def compare_paired(df: pd.DataFrame, value: str, method_a: str, method_b: str, on: str = "seed",
                    method_col: str = "method", level: float = 0.95) -> dict:
     "Paired t-test of `value` between two methods' runs matched on `on` (the seed)."
