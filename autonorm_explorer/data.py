@@ -44,6 +44,7 @@ from .datasources import (DatasetUnavailableError, DatasetFormatError, OFFLINE_A
                                            data_root, fetch_file, load_manifest, PROJECT_DATA)
 from . import formats
 from .metrics import TASKS   # the one list of tasks: what a dataset is for is what gets scored
+from .metrics import regression_metrics as _units_metrics
 _all_ = ["TASKS"]             # still importable from here, as before
 
 # %% auto #0
@@ -142,13 +143,10 @@ def regression_metrics(pred: torch.Tensor | np.ndarray, split: DatasetSplit) -> 
     pred = torch.as_tensor(pred, dtype=torch.float64).reshape(-1)
     if len(pred) != len(split):
         raise ValueError(f"pred has {len(pred)} values, split {split.name}/{split.split} has {len(split)}")
-    mu, sd = split.meta["target_mean"], split.meta["target_std"]
-    y = split.targets.double() * sd + mu
-    yhat = pred * sd + mu
-    err, base = yhat - y, mu - y
-    return {"rmse": err.pow(2).mean().sqrt().item(), "mae": err.abs().mean().item(),
-            "baseline_rmse": base.pow(2).mean().sqrt().item(), "baseline_mae": base.abs().mean().item(),
-            "n": len(y), "units": split.meta.get("target_units", "original units")}
+    # one implementation of the arithmetic: the metrics module's, fed the split's standardization statistics
+    m = _units_metrics(pred, split.targets, split.meta["target_mean"], split.meta["target_std"])
+    return {"rmse": m["rmse"], "mae": m["mae"], "baseline_rmse": m["baseline_rmse"], "baseline_mae": m["baseline_mae"],
+            "n": len(split), "units": split.meta.get("target_units", "original units")}
 
 # %% ../nbs/32_data.ipynb #447928e9
 @dataclass
