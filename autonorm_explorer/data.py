@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .utils import check_bool, check_choice, check_int, check_range, check_type
+from .utils import check_bool, check_choice, check_int, check_memory, check_range, check_type
 from .datasources import (DatasetUnavailableError, DatasetFormatError, OFFLINE_ALTERNATIVES,
                                            data_root, fetch_file, load_manifest, PROJECT_DATA)
 from . import formats
@@ -82,6 +82,7 @@ def seeded_split(n: int, valid_fraction: float = 0.1, test_fraction: float = 0.1
                  seed: int = 0) -> dict[str, np.ndarray]:
     "Disjoint sorted index arrays `train`/`valid`/`test` covering `range(n)`, from a seeded permutation."
     n = check_int("n", n, 0)
+    check_memory(f"seeded_split(n={n})'s permutation", 8 * n)   # int64 indices
     check_range("valid_fraction", valid_fraction, 0, 1, high_open=True)
     check_range("test_fraction", test_fraction, 0, 1, high_open=True)
     if valid_fraction + test_fraction >= 1:

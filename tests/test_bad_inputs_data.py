@@ -183,6 +183,7 @@ CASES = [
     Bad("list_datasets", "root is None", lambda: D.list_datasets(None), ("None", "PathLike"), raises=(TypeError,)),
     Bad("seeded_split", "n negative", lambda: D.seeded_split(-1), ("n=-1", "[0, inf)")),
     Bad("seeded_split", "n a string", lambda: D.seeded_split("10"), ("n='10'",)),
+    Bad("seeded_split", "n too large for memory", lambda: D.seeded_split(10**12), ("n=1000000000000", "7.3 TiB", "4.0 GiB")),
     Bad("seeded_split", "valid_fraction above 1", lambda: D.seeded_split(10, 1.5), ("valid_fraction=1.5",)),
     Bad("build_vocab", "a string instead of token lists", lambda: D.build_vocab("the cat"), ("'the cat'", "list"),
         raises=(TypeError,)),
