@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .utils import check_bool, check_choice, check_int, check_memory, check_range, check_type
+from .utils import check_bool, check_choice, check_int, check_memory, check_range, check_type, resolve_device
 from .datasources import (DatasetUnavailableError, DatasetFormatError, OFFLINE_ALTERNATIVES,
                                            data_root, fetch_file, load_manifest, PROJECT_DATA)
 from . import formats
@@ -542,6 +542,7 @@ def channel_stats(x: np.ndarray, chunk: int = 8192) -> tuple[list[float], list[f
     "Per-channel mean and standard deviation of uint8 N×C×H×W images scaled to [0, 1] (float64, in chunks)."
     if np.ndim(x) != 4 or len(x) == 0:
         raise ValueError(f"channel_stats needs images N×C×H×W with N ≥ 1; got shape {np.shape(x)}")
+    chunk = check_int("chunk", chunk, 1)
     s1 = np.zeros(x.shape[1])
     s2 = np.zeros(x.shape[1])
     n = x.shape[0] * x.shape[2] * x.shape[3]
@@ -679,6 +680,9 @@ def list_datasets(root: str | os.PathLike = "data") -> pd.DataFrame:
 def text_batches(split: DatasetSplit, batch_size: int = 64, shuffle: bool = True, seed: int = 0, epoch: int = 0,
                  device: str | torch.device = "cpu"):
     "Yield (tokens B×T, mask B×T, targets) of a text split, T trimmed to the batch's longest sequence."
+    check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")
+    shuffle = check_bool("shuffle", shuffle)
+    device = resolve_device(device)
     if split.mask is None:
         raise ValueError(f"split.task={split.task!r}; text_batches needs token_tagging or sentence_classification")
     check_int("batch_size", batch_size, 1)

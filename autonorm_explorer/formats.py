@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Iterable
 import numpy as np
 
 from .datasources import DatasetFormatError
+from .utils import check_choice, check_type
 
 if TYPE_CHECKING:   # pandas is imported where a table is read
     import pandas as pd
@@ -70,6 +71,10 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
 # %% ../nbs/31_formats.ipynb #846d212a
 def write_idx(path: str | os.PathLike, array: np.ndarray) -> Path:
     "Write a uint8 array as an IDX file (gzipped if the name ends in .gz); used to make fixtures."
+    array = np.asarray(array)
+    if array.size and (array.min() < 0 or array.max() > 255):
+        raise ValueError(f"write_idx stores bytes; the array holds values in [{array.min()}, {array.max()}], "
+                         "allowed: 0..255")
     a = np.ascontiguousarray(array, dtype=np.uint8)
     raw = bytes([0, 0, 0x08, a.ndim]) + struct.pack(f">{a.ndim}I", *a.shape) + a.tobytes()
     path = Path(path)
@@ -79,6 +84,8 @@ def write_idx(path: str | os.PathLike, array: np.ndarray) -> Path:
 # %% ../nbs/31_formats.ipynb #d8b019e7
 def parse_cifar_records(raw: bytes, label_bytes: int, source: str = "CIFAR data") -> tuple[np.ndarray, np.ndarray]:
     "Split CIFAR binary records into uint8 images N×3×32×32 and int64 labels N×label_bytes."
+    check_type("raw", raw, (bytes, bytearray, memoryview), "the bytes of a CIFAR .bin file")
+    check_choice("label_bytes", label_bytes, (1, 2))   # CIFAR-10: <label>; CIFAR-100: <coarse><fine>
     rec = label_bytes + 3072
     if len(raw) == 0 or len(raw) % rec:
         raise DatasetFormatError(f"{source}: {len(raw)} bytes is not a whole number of {rec}-byte CIFAR records")
@@ -139,6 +146,7 @@ def read_svhn_mat(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
 # %% ../nbs/31_formats.ipynb #f21bd50b
 def split_tagged_token(token: str) -> tuple[str, str]:
     "`'word/TAG'` → `('word', 'TAG')`: split at the last unescaped slash, unescape `\\/`, keep the first of `A|B`."
+    check_type("token", token, str, "one 'word/TAG' token")
     last = i = token.rfind("/")
     while i > 0 and token[i - 1] == "\\": i = token.rfind("/", 0, i - 1)
     if i <= 0: i = last            # only an escaped slash (OANC has `\/NN`): split there anyway
@@ -165,6 +173,7 @@ def read_tagged_lines(path: str | os.PathLike) -> list[list[tuple[str, str]]]:
 # %% ../nbs/31_formats.ipynb #c5834cc4
 def parse_treebank_pos(text: str) -> list[list[tuple[str, str]]]:
     "Sentences of a Penn Treebank `.pos` file: brackets and `=====` lines removed, split after `./.` tokens."
+    check_type("text", text, str, "the decoded text of a .pos file")
     sents, cur = [], []
     for line in text.splitlines():
         if line.startswith("=====") or not line.strip():
@@ -217,6 +226,7 @@ def read_polarity_csv(path: str | os.PathLike) -> tuple[list[str], np.ndarray]:
 # %% ../nbs/31_formats.ipynb #97af8514
 def read_sst2_tsv(text: str, source: str = "SST-2 tsv") -> tuple[list[str], np.ndarray]:
     "GLUE SST-2 `train.tsv`/`dev.tsv` text (header `sentence\\tlabel`) → (sentences, int64 labels)."
+    check_type("text", text, str, "the decoded text of train.tsv or dev.tsv")
     lines = text.splitlines()
     if not lines or lines[0].split("\t") != ["sentence", "label"]:
         raise DatasetFormatError(f"{source}: expected the header 'sentence<TAB>label', got {lines[:1]!r}")
@@ -255,6 +265,8 @@ CAL_HOUSING_FEATURES = ["MedInc", "HouseAge", "AveRooms", "AveBedrms", "Populati
 # %% ../nbs/31_formats.ipynb #ea26dda6
 def cal_housing_features(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "StatLib `cal_housing.data` columns → (8 scikit-learn features, median house value in $100,000)."
+    if np.ndim(raw) != 2 or np.shape(raw)[1] != 9:
+        raise ValueError(f"raw has shape {np.shape(raw)}; allowed: N×9 (the columns of cal_housing.data)")
     lon, lat, age, rooms, bedrooms, pop, households, income, value = raw.T
     x = np.stack([income, age, rooms / households, bedrooms / households, pop, pop / households, lat, lon], 1)
     return x, value / 100_000
