@@ -132,6 +132,10 @@ class VisionBatches:
         check_type("split", split, DatasetSplit, "load one with load_dataset(name, split)")
         if split.task != "image_classification":
             raise ValueError(f"split.task={split.task!r}; VisionBatches needs 'image_classification'")
+        missing = [k for k in ("num_classes", "mean", "std") if k not in split.meta]
+        if missing:
+            raise ValueError(f"split.meta lacks {missing}; VisionBatches needs the num_classes, mean and std "
+                             "that load_dataset puts there")
         check_type("cfg", cfg, (BatchConfig, type(None)), "a BatchConfig, or its fields as keyword arguments")
         if cfg is not None and kw:
             raise TypeError(f"pass either cfg or keyword arguments, not both (got cfg and {sorted(kw)})")

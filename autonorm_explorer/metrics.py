@@ -44,6 +44,9 @@ def predicted_labels(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tens
     if outputs.shape != targets.shape:
         raise ValueError(f"outputs shape {tuple(outputs.shape)} does not match targets shape {tuple(targets.shape)}; "
                          "pass logits [..., classes] or labels of the targets' shape")
+    if outputs.is_floating_point() and not torch.equal(outputs, outputs.round()):   # truncating them would be noise
+        raise ValueError(f"outputs have the targets' shape {tuple(targets.shape)} but are not whole numbers "
+                         "(scores or soft labels?); allowed: logits [..., classes] or integer labels")
     return outputs.long()
 
 # %% ../nbs/50_metrics.ipynb #038eaab2
