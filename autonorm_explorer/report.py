@@ -25,7 +25,7 @@ Three rules keep the report honest:
 
 # %% ../nbs/55_report.ipynb #6ef8059f
 from __future__ import annotations
-import json, math, re
+import json, math, numbers, re
 from pathlib import Path
 from typing import Sequence
 
@@ -109,7 +109,7 @@ _CLAIMS = [  # dataset, method, metric (our metrics.json key), value, std, sourc
 ]
 CLAIMS = pd.DataFrame(_CLAIMS, columns=["dataset", "method", "metric", "claimed", "claimed_std", "source", "flag"])
 
-# %% ../nbs/55_report.ipynb #1154eade
+# %% ../nbs/55_report.ipynb #2c505b21
 CLAIM_SCALE = {"test_accuracy": 100, "test_token_accuracy": 100, "rotation_accuracy": 100, "test_macro_f1": 100}
 
 def metric_scale(metric: str) -> float:
@@ -126,7 +126,7 @@ QUALITATIVE_CLAIMS = {
                             "paper calls its 'stabilization bottleneck'",
 }
 
-# %% ../nbs/55_report.ipynb #3586958a
+# %% ../nbs/55_report.ipynb #51d7f603
 FAMILY = {"image_classification": "vision", "token_tagging": "text", "sentence_classification": "text",
           "regression": "tabular"}
 
@@ -150,7 +150,7 @@ PAPER_BUDGETS = {  # dataset → training examples, epochs (None: not stated), m
 }
 MIN_BUDGET_SHARE = 0.25   # below this share of the paper's epochs or examples a test is not meaningful
 
-# %% ../nbs/55_report.ipynb #fb62b3d9
+# %% ../nbs/55_report.ipynb #725ab53d
 def paper_budget_text(dataset: str) -> str:
     "The paper's budget for `dataset` in words ('unknown' where it says nothing)."
     b = PAPER_BUDGETS.get(dataset)
@@ -159,11 +159,11 @@ def paper_budget_text(dataset: str) -> str:
     epochs = "epochs not stated" if b["epochs"] is None else f"{b['epochs']} epochs"
     return f"{b['train_size']} train, {epochs}; {b['model']}"
 
-# %% ../nbs/55_report.ipynb #f8f81a89
+# %% ../nbs/55_report.ipynb #23a45df5
 def comparability(dataset: str, train_size: float, epochs: float) -> str:
     "'comparable', or 'not comparable: <why>' when our budget is far below the paper's."
-    train_size = check_range("train_size", train_size, 0)
-    epochs = check_range("epochs", epochs, 0)
+    train_size = check_range("train_size", check_type("train_size", train_size, numbers.Real), 0)
+    epochs = check_range("epochs", check_type("epochs", epochs, numbers.Real), 0)
     b = PAPER_BUDGETS.get(dataset)
     if b is None:
         return "not comparable: the paper's budget is unknown"
@@ -180,7 +180,7 @@ METRIC_RANGE = {"test_accuracy": (0, 100), "test_token_accuracy": (0, 100), "rot
                 "test_baseline_rmse": (0, math.inf), "test_perplexity": (1, math.inf)}
 MIN_SEEDS_FOR_CI = 3
 
-# %% ../nbs/55_report.ipynb #d606de58
+# %% ../nbs/55_report.ipynb #f4d4d2a3
 def check_metric(metric: str) -> str:
     "`metric` if the report knows it ('' = none, `corruption_*`, or a key of `METRIC_RANGE`), else a ValueError."
     check_type("metric", metric, str, "e.g. 'test_accuracy'")
@@ -194,7 +194,7 @@ def metric_range(metric: str) -> tuple[float, float]:
         return (0, 100)
     return METRIC_RANGE.get(metric, (-math.inf, math.inf))
 
-# %% ../nbs/55_report.ipynb #430fcbaa
+# %% ../nbs/55_report.ipynb #16919da3
 def describe_runs(values: Sequence[float], metric: str = "", digits: int = 2) -> dict:
     "n, mean, the clipped 95% t-interval (NaN below 3 runs) and the text shown for them."
     s = summarize(values)
@@ -214,12 +214,12 @@ def describe_runs(values: Sequence[float], metric: str = "", digits: int = 2) ->
         text = f"{f(s['mean'])} ({detail})"
     return dict(n=n, mean=s["mean"], ci_low=lo, ci_high=hi, text=text)
 
-# %% ../nbs/55_report.ipynb #a982d1e1
+# %% ../nbs/55_report.ipynb #d9c39f74
 def chance_level(num_classes: int) -> float:
     "Accuracy of guessing uniformly, in %."
     return 100.0 / check_int("num_classes", num_classes, 1)
 
-# %% ../nbs/55_report.ipynb #6f71237b
+# %% ../nbs/55_report.ipynb #ed6da8ae
 RUN_KEYS = ["dataset", "method", "seed"]
 
 def check_frame(field: str, df: pd.DataFrame, columns: Sequence[str], hint: str = "") -> pd.DataFrame:
@@ -245,7 +245,7 @@ PRIMARY_METRICS = {"image_classification": ["test_accuracy", "corruption_mean", 
                    "token_tagging": ["test_token_accuracy", "test_perplexity"],
                    "regression": ["test_rmse", "test_mae", "test_baseline_rmse"]}
 
-# %% ../nbs/55_report.ipynb #38826be4
+# %% ../nbs/55_report.ipynb #d8de5b89
 def _how(g: pd.DataFrame) -> str:
     "How our number was produced: data sizes, epochs, seeds."
     parts = []
@@ -256,7 +256,7 @@ def _how(g: pd.DataFrame) -> str:
     parts.append(f"seeds {','.join(map(str, sorted(g.seed.tolist())))}")
     return ", ".join(parts)
 
-# %% ../nbs/55_report.ipynb #6ff7150c
+# %% ../nbs/55_report.ipynb #14aade86
 def _verdict(metric: str, runs: dict, g: pd.DataFrame, claimed: float, comparable: str, alpha: float):
     "(p-value, verdict) of our runs against a claim, chance and comparability rules first."
     if metric == "rotation_accuracy" and "num_classes" in g:
@@ -272,7 +272,7 @@ def _verdict(metric: str, runs: dict, g: pd.DataFrame, claimed: float, comparabl
     p = one_sample_ttest(g[metric].dropna().astype(float) * metric_scale(metric), claimed)["p"]
     return p, "differs from the claim" if p < alpha else "consistent with the claim"
 
-# %% ../nbs/55_report.ipynb #9edad264
+# %% ../nbs/55_report.ipynb #2b5ab2ef
 def claims_vs_ours(results: pd.DataFrame, claims: pd.DataFrame = CLAIMS, alpha: float = 0.05,
                    digits: int = 2) -> pd.DataFrame:
     "The report's main table from a sweep's results (one row per run: dataset, method, seed, task, metrics)."
@@ -348,7 +348,7 @@ def _check_gates(gates: pd.DataFrame, columns: Sequence[str] = ("epoch", "w_dyt"
     "A gate log (as `load_gate_logs` returns) with the run keys and `columns`."
     return check_frame("gates", gates, RUN_KEYS + list(columns), "a gate log, as load_gate_logs returns")
 
-# %% ../nbs/55_report.ipynb #2aeff832
+# %% ../nbs/55_report.ipynb #c040deed
 def entropy_curves(gates: pd.DataFrame) -> pd.DataFrame:
     "Both entropies and w_DyT per (dataset, method, epoch): mean over sites, then over seeds (with the seed std)."
     cols = ["entropy", "entropy_tau", "w_dyt"]
@@ -364,7 +364,7 @@ def final_site_weights(gates: pd.DataFrame) -> pd.DataFrame:
     last = _check_gates(gates).groupby(RUN_KEYS).epoch.transform("max")
     return gates[gates.epoch == last].reset_index(drop=True)
 
-# %% ../nbs/55_report.ipynb #437bdb79
+# %% ../nbs/55_report.ipynb #f2bd360c
 def depth_preference(gates: pd.DataFrame) -> pd.DataFrame:
     "Per (dataset, method): final w_DyT of the deep half of the blocks minus the shallow half, over seeds."
     rows = []
@@ -385,7 +385,7 @@ def depth_preference(gates: pd.DataFrame) -> pd.DataFrame:
                         deep_prefers_dyt=bool(diff["ci_low"] > 0) if diff["n"] >= MIN_SEEDS_FOR_CI else None))
     return pd.DataFrame(out)
 
-# %% ../nbs/55_report.ipynb #b99c0a72
+# %% ../nbs/55_report.ipynb #8a8a64e2
 def crossing_epochs(gates: pd.DataFrame, eps_h: float) -> pd.DataFrame:
     "Per run: the first epoch whose site-mean H(π) (and applied-gate entropy) is below `eps_h` (NaN: never)."
     eps_h = check_range("eps_h", eps_h, 0, math.log(2), low_open=True)
