@@ -109,7 +109,7 @@ _CLAIMS = [  # dataset, method, metric (our metrics.json key), value, std, sourc
 ]
 CLAIMS = pd.DataFrame(_CLAIMS, columns=["dataset", "method", "metric", "claimed", "claimed_std", "source", "flag"])
 
-# %% ../nbs/55_report.ipynb #2c505b21
+# %% ../nbs/55_report.ipynb #c689b9d1
 CLAIM_SCALE = {"test_accuracy": 100, "test_token_accuracy": 100, "rotation_accuracy": 100, "test_macro_f1": 100}
 
 def metric_scale(metric: str) -> float:
@@ -126,7 +126,7 @@ QUALITATIVE_CLAIMS = {
                             "paper calls its 'stabilization bottleneck'",
 }
 
-# %% ../nbs/55_report.ipynb #51d7f603
+# %% ../nbs/55_report.ipynb #23fcba50
 FAMILY = {"image_classification": "vision", "token_tagging": "text", "sentence_classification": "text",
           "regression": "tabular"}
 
@@ -150,7 +150,7 @@ PAPER_BUDGETS = {  # dataset → training examples, epochs (None: not stated), m
 }
 MIN_BUDGET_SHARE = 0.25   # below this share of the paper's epochs or examples a test is not meaningful
 
-# %% ../nbs/55_report.ipynb #725ab53d
+# %% ../nbs/55_report.ipynb #dfe2bb39
 def paper_budget_text(dataset: str) -> str:
     "The paper's budget for `dataset` in words ('unknown' where it says nothing)."
     b = PAPER_BUDGETS.get(dataset)
@@ -159,7 +159,7 @@ def paper_budget_text(dataset: str) -> str:
     epochs = "epochs not stated" if b["epochs"] is None else f"{b['epochs']} epochs"
     return f"{b['train_size']} train, {epochs}; {b['model']}"
 
-# %% ../nbs/55_report.ipynb #23a45df5
+# %% ../nbs/55_report.ipynb #57c1936d
 def comparability(dataset: str, train_size: float, epochs: float) -> str:
     "'comparable', or 'not comparable: <why>' when our budget is far below the paper's."
     train_size = check_range("train_size", check_type("train_size", train_size, numbers.Real), 0)
@@ -180,7 +180,7 @@ METRIC_RANGE = {"test_accuracy": (0, 100), "test_token_accuracy": (0, 100), "rot
                 "test_baseline_rmse": (0, math.inf), "test_perplexity": (1, math.inf)}
 MIN_SEEDS_FOR_CI = 3
 
-# %% ../nbs/55_report.ipynb #f4d4d2a3
+# %% ../nbs/55_report.ipynb #cd8a5c5c
 def check_metric(metric: str) -> str:
     "`metric` if the report knows it ('' = none, `corruption_*`, or a key of `METRIC_RANGE`), else a ValueError."
     check_type("metric", metric, str, "e.g. 'test_accuracy'")
@@ -188,13 +188,14 @@ def check_metric(metric: str) -> str:
         return metric
     return check_choice("metric", metric, ("",) + tuple(METRIC_RANGE) + ("corruption_<name>",))
 
+# %% ../nbs/55_report.ipynb #7bd6a774
 def metric_range(metric: str) -> tuple[float, float]:
     "The values `metric` can take, in the report's units (accuracies and corruptions in %)."
     if check_metric(metric).startswith("corruption_"):
         return (0, 100)
     return METRIC_RANGE.get(metric, (-math.inf, math.inf))
 
-# %% ../nbs/55_report.ipynb #16919da3
+# %% ../nbs/55_report.ipynb #4977a62f
 def describe_runs(values: Sequence[float], metric: str = "", digits: int = 2) -> dict:
     "n, mean, the clipped 95% t-interval (NaN below 3 runs) and the text shown for them."
     s = summarize(values)
@@ -214,14 +215,15 @@ def describe_runs(values: Sequence[float], metric: str = "", digits: int = 2) ->
         text = f"{f(s['mean'])} ({detail})"
     return dict(n=n, mean=s["mean"], ci_low=lo, ci_high=hi, text=text)
 
-# %% ../nbs/55_report.ipynb #d9c39f74
+# %% ../nbs/55_report.ipynb #5646c5d3
 def chance_level(num_classes: int) -> float:
     "Accuracy of guessing uniformly, in %."
     return 100.0 / check_int("num_classes", num_classes, 1)
 
-# %% ../nbs/55_report.ipynb #ed6da8ae
-RUN_KEYS = ["dataset", "method", "seed"]
+# %% ../nbs/55_report.ipynb #3b87cad4
+RUN_KEYS = ["dataset", "method", "seed"]   # what identifies a run
 
+# %% ../nbs/55_report.ipynb #a70fc180
 def check_frame(field: str, df: pd.DataFrame, columns: Sequence[str], hint: str = "") -> pd.DataFrame:
     "`df` if it is a DataFrame with every one of `columns`; a TypeError/ValueError naming what is missing."
     check_type(field, df, pd.DataFrame, hint)
@@ -232,6 +234,7 @@ def check_frame(field: str, df: pd.DataFrame, columns: Sequence[str], hint: str 
         raise ValueError(f"{field} lacks the columns {', '.join(missing)} (it has: {has}){advice}")
     return df
 
+# %% ../nbs/55_report.ipynb #46df17c3
 def check_results(results: pd.DataFrame) -> pd.DataFrame:
     "A sweep's results table with at least one run (the run keys dataset, method, seed present)."
     check_frame("results", results, RUN_KEYS, "one row per run, as sweep.collect(sweep_dir) returns")
@@ -245,7 +248,7 @@ PRIMARY_METRICS = {"image_classification": ["test_accuracy", "corruption_mean", 
                    "token_tagging": ["test_token_accuracy", "test_perplexity"],
                    "regression": ["test_rmse", "test_mae", "test_baseline_rmse"]}
 
-# %% ../nbs/55_report.ipynb #d8de5b89
+# %% ../nbs/55_report.ipynb #64119b90
 def _how(g: pd.DataFrame) -> str:
     "How our number was produced: data sizes, epochs, seeds."
     parts = []
@@ -256,7 +259,7 @@ def _how(g: pd.DataFrame) -> str:
     parts.append(f"seeds {','.join(map(str, sorted(g.seed.tolist())))}")
     return ", ".join(parts)
 
-# %% ../nbs/55_report.ipynb #14aade86
+# %% ../nbs/55_report.ipynb #16a79627
 def _verdict(metric: str, runs: dict, g: pd.DataFrame, claimed: float, comparable: str, alpha: float):
     "(p-value, verdict) of our runs against a claim, chance and comparability rules first."
     if metric == "rotation_accuracy" and "num_classes" in g:
@@ -272,7 +275,7 @@ def _verdict(metric: str, runs: dict, g: pd.DataFrame, claimed: float, comparabl
     p = one_sample_ttest(g[metric].dropna().astype(float) * metric_scale(metric), claimed)["p"]
     return p, "differs from the claim" if p < alpha else "consistent with the claim"
 
-# %% ../nbs/55_report.ipynb #2b5ab2ef
+# %% ../nbs/55_report.ipynb #422d20d3
 def claims_vs_ours(results: pd.DataFrame, claims: pd.DataFrame = CLAIMS, alpha: float = 0.05,
                    digits: int = 2) -> pd.DataFrame:
     "The report's main table from a sweep's results (one row per run: dataset, method, seed, task, metrics)."
@@ -344,11 +347,12 @@ def load_gate_logs(sweep_dir: str | Path) -> pd.DataFrame:
         gates["entropy_tau"] = float("nan")    # logs written before it existed
     return gates
 
+# %% ../nbs/55_report.ipynb #ba856f49
 def _check_gates(gates: pd.DataFrame, columns: Sequence[str] = ("epoch", "w_dyt", "entropy")) -> pd.DataFrame:
     "A gate log (as `load_gate_logs` returns) with the run keys and `columns`."
     return check_frame("gates", gates, RUN_KEYS + list(columns), "a gate log, as load_gate_logs returns")
 
-# %% ../nbs/55_report.ipynb #c040deed
+# %% ../nbs/55_report.ipynb #8d5567a4
 def entropy_curves(gates: pd.DataFrame) -> pd.DataFrame:
     "Both entropies and w_DyT per (dataset, method, epoch): mean over sites, then over seeds (with the seed std)."
     cols = ["entropy", "entropy_tau", "w_dyt"]
@@ -364,7 +368,7 @@ def final_site_weights(gates: pd.DataFrame) -> pd.DataFrame:
     last = _check_gates(gates).groupby(RUN_KEYS).epoch.transform("max")
     return gates[gates.epoch == last].reset_index(drop=True)
 
-# %% ../nbs/55_report.ipynb #f2bd360c
+# %% ../nbs/55_report.ipynb #8045f3d6
 def depth_preference(gates: pd.DataFrame) -> pd.DataFrame:
     "Per (dataset, method): final w_DyT of the deep half of the blocks minus the shallow half, over seeds."
     rows = []
@@ -385,7 +389,7 @@ def depth_preference(gates: pd.DataFrame) -> pd.DataFrame:
                         deep_prefers_dyt=bool(diff["ci_low"] > 0) if diff["n"] >= MIN_SEEDS_FOR_CI else None))
     return pd.DataFrame(out)
 
-# %% ../nbs/55_report.ipynb #8a8a64e2
+# %% ../nbs/55_report.ipynb #d2c2bf31
 def crossing_epochs(gates: pd.DataFrame, eps_h: float) -> pd.DataFrame:
     "Per run: the first epoch whose site-mean H(π) (and applied-gate entropy) is below `eps_h` (NaN: never)."
     eps_h = check_range("eps_h", eps_h, 0, math.log(2), low_open=True)

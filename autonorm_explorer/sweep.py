@@ -73,7 +73,7 @@ def shipped_grids_dir() -> Path:
     import autonorm_explorer
     return Path(autonorm_explorer.__file__).resolve().parent.parent / "nbs" / "experiments" / "grids"
 
-# %% ../nbs/53_sweep.ipynb #e7eb75db
+# %% ../nbs/53_sweep.ipynb #df4a2b72
 def _read_grid_file(path: Path) -> dict:
     "Parse TOML (`.toml`) or YAML (`.yaml`/`.yml`) into a dict; a syntax error names the file."
     if path.suffix not in (".toml", ".yaml", ".yml"):
@@ -97,7 +97,7 @@ def _read_grid_file(path: Path) -> dict:
         raise ValueError(f"grid file {path} must hold a mapping at the top level")
     return d
 
-# %% ../nbs/53_sweep.ipynb #ec39ee0a
+# %% ../nbs/53_sweep.ipynb #e00c12c2
 def _check_tables(grid: Grid, where: str):
     "Parameter tables are tables, and `dataset_parameters`/`method_parameters` name datasets/methods of the grid."
     check_type(f"{where}: parameters", grid.parameters, dict, "a table of name = value")
@@ -107,7 +107,7 @@ def _check_tables(grid: Grid, where: str):
             check_choice(f"{where}: {key} entry", name, axis)
             check_type(f"{where}: {key}.{name}", table, dict, "a table of name = value")
 
-# %% ../nbs/53_sweep.ipynb #880bca83
+# %% ../nbs/53_sweep.ipynb #42eca394
 def load_grid(path_or_name: str | os.PathLike) -> Grid:
     "Load a grid file, or a shipped grid by name (`'paper'`, `'cpu-small'`); check its keys and axes."
     check_type("grid", path_or_name, (str, os.PathLike), "a grid file or the name of a shipped grid")
@@ -141,7 +141,7 @@ def load_grid(path_or_name: str | os.PathLike) -> Grid:
     _check_tables(grid, f"grid file {p.name}")
     return grid
 
-# %% ../nbs/53_sweep.ipynb #8b3b0c63
+# %% ../nbs/53_sweep.ipynb #e075a651
 _SCALAR_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
 
 def declared_types(notebook: str | os.PathLike) -> dict[str, type | None]:
@@ -158,7 +158,7 @@ def declared_types(notebook: str | os.PathLike) -> dict[str, type | None]:
         out[name] = t
     return out
 
-# %% ../nbs/53_sweep.ipynb #4e5f6d17
+# %% ../nbs/53_sweep.ipynb #2b239d9d
 def _fits(value: Any, expected: type | None) -> bool:
     "Whether a grid value can be passed where `expected` is declared (an int is a float; a bool is no number)."
     if expected is None:
@@ -189,11 +189,12 @@ class Cell:
     tag: str
     parameters: dict
 
+# %% ../nbs/53_sweep.ipynb #3d0f51b3
 def _safe(s: str) -> str:
     "A string usable in a folder name."
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", str(s))
 
-# %% ../nbs/53_sweep.ipynb #0ff5eb64
+# %% ../nbs/53_sweep.ipynb #abc994a6
 def expand_grid(grid: Grid, out_dir: str | os.PathLike, extra: Mapping[str, Any] | None = None) -> list[Cell]:
     "Every cell of `grid` (datasets × methods × seeds × overrides) with parameters resolved and checked."
     check_type("grid", grid, Grid, "load one with load_grid(path)")
@@ -223,7 +224,7 @@ def expand_grid(grid: Grid, out_dir: str | os.PathLike, extra: Mapping[str, Any]
 DONE, FAILED, CELL_SPEC = "DONE", "FAILED", "cell.json"
 KEEP_ON_RETRY = (CELL_SPEC, ".lock", "resume")   # what a retry does not delete (resume/: training checkpoints)
 
-# %% ../nbs/53_sweep.ipynb #495f1dda
+# %% ../nbs/53_sweep.ipynb #24a8e9ba
 def prepare_cells(cells: Sequence[Cell], grid: Grid, out_dir: str | os.PathLike,
                   kernel_name: str | None = None) -> list[Path]:
     "Write `cell.json` into every cell folder (and the resolved grid into `out_dir`); return the folders."
@@ -238,11 +239,12 @@ def prepare_cells(cells: Sequence[Cell], grid: Grid, out_dir: str | os.PathLike,
         dirs.append(d)
     return dirs
 
+# %% ../nbs/53_sweep.ipynb #9dd34cc1
 def is_done(cell_dir: str | os.PathLike) -> bool:
     "A cell is done exactly when its DONE marker exists."
     return (Path(cell_dir) / DONE).exists()
 
-# %% ../nbs/53_sweep.ipynb #2cd7321f
+# %% ../nbs/53_sweep.ipynb #94849c92
 def _clear_attempt(d: Path):
     "Delete what a killed or failed attempt left in a cell folder (all but `KEEP_ON_RETRY`)."
     for p in d.iterdir():
@@ -253,6 +255,7 @@ def _clear_attempt(d: Path):
         else:
             p.unlink()
 
+# %% ../nbs/53_sweep.ipynb #e0ff9abd
 def _attempt(d: Path, spec: dict, log_output: bool) -> dict:
     "Run the cell's notebook once; `FAILED` and a failed status on an error, else `DONE` (written last)."
     t0 = time.time()
@@ -304,7 +307,7 @@ def _worker_env(worker: int, workers: int, gpus: Sequence[str] | None) -> dict:
         env.setdefault(k, threads)
     return env
 
-# %% ../nbs/53_sweep.ipynb #322d2ca1
+# %% ../nbs/53_sweep.ipynb #b9b70662
 def detect_gpus() -> list[str]:
     "Indices of the visible CUDA devices ([] without CUDA)."
     try:
@@ -313,7 +316,7 @@ def detect_gpus() -> list[str]:
     except Exception:
         return []
 
-# %% ../nbs/53_sweep.ipynb #9bc14006
+# %% ../nbs/53_sweep.ipynb #aa593be5
 CELL_CMD = [sys.executable, "-c", "import sys; from autonorm_explorer.sweep import main; sys.exit(main())", "run-cell"]
 
 def _run_cell_process(d: Path, worker: int, env: dict, log_dir: Path | None) -> subprocess.Popen:
@@ -326,7 +329,7 @@ def _run_cell_process(d: Path, worker: int, env: dict, log_dir: Path | None) -> 
         lf.flush()
         return subprocess.Popen(CELL_CMD + [str(d)], env=env, stdout=lf, stderr=subprocess.STDOUT)
 
-# %% ../nbs/53_sweep.ipynb #ab5e28c6
+# %% ../nbs/53_sweep.ipynb #bfda62e4
 def run_local(cell_dirs: Sequence[Path], workers: int = 1, gpus: Sequence[str] | None = None,
               log_dir: Path | None = None, verbose: bool = True) -> list[dict]:
     "Run cells in `workers` parallel cell processes (worker i on GPU gpus[i]); return each cell's status."
@@ -368,7 +371,7 @@ def run_local(cell_dirs: Sequence[Path], workers: int = 1, gpus: Sequence[str] |
         raise
     return [results[d.name] for d in todo if d.name in results]
 
-# %% ../nbs/53_sweep.ipynb #ae656886
+# %% ../nbs/53_sweep.ipynb #372b5276
 def _slurm_parameters(max_running: int, gpus_per_node: int, cpus_per_task: int, partition: str | None,
                       mem_gb: float | None, slurm_extra: Mapping[str, Any] | None) -> dict:
     "submitit's Slurm parameters for a job array (extra keys get the `slurm_` prefix when they lack it)."
@@ -423,7 +426,7 @@ def _flatten(d: Mapping, prefix: str = "") -> dict:
             out[key] = v
     return out
 
-# %% ../nbs/53_sweep.ipynb #2fac1185
+# %% ../nbs/53_sweep.ipynb #bc8cba48
 def sweep_dir(out_dir: str | os.PathLike) -> Path:
     "`out_dir` as a Path if it is a sweep's folder (it holds `runs/` or `grid.json`), else FileNotFoundError."
     d = Path(check_type("out_dir", out_dir, (str, os.PathLike), "the --out folder of a sweep"))
@@ -435,7 +438,7 @@ def sweep_dir(out_dir: str | os.PathLike) -> Path:
                                 "give the --out folder of `autonorm-sweep run`")
     return d
 
-# %% ../nbs/53_sweep.ipynb #ef7a3e9f
+# %% ../nbs/53_sweep.ipynb #885ed8ce
 def _result_row(d: Path) -> dict:
     "One finished cell as a row: axes, its parameters, metrics, papermill's record, host and wall time."
     spec, done = json.loads((d / CELL_SPEC).read_text()), json.loads((d / DONE).read_text())
@@ -452,7 +455,7 @@ def _result_row(d: Path) -> dict:
     row.update(host=done.get("host"), wall_s=done.get("wall_s"), run_dir=str(d.resolve()))
     return row
 
-# %% ../nbs/53_sweep.ipynb #26b37e62
+# %% ../nbs/53_sweep.ipynb #7067ae12
 def collect(out_dir: str | os.PathLike, write: bool = True, fmt: str = "csv") -> pd.DataFrame:
     "Tidy table of every finished cell under `out_dir` (and write `results.csv`/`.parquet` there)."
     out_dir = sweep_dir(out_dir)
@@ -469,7 +472,7 @@ def collect(out_dir: str | os.PathLike, write: bool = True, fmt: str = "csv") ->
             df.to_parquet(out_dir / "results.parquet", index=False)
     return df
 
-# %% ../nbs/53_sweep.ipynb #caf44f1f
+# %% ../nbs/53_sweep.ipynb #1afb230f
 def sweep_status(out_dir: str | os.PathLike) -> pd.DataFrame:
     "done / failed / pending for every prepared cell under `out_dir`."
     rows = []
@@ -479,7 +482,7 @@ def sweep_status(out_dir: str | os.PathLike) -> pd.DataFrame:
             rows.append(dict(cell_id=d.name, status=status))
     return pd.DataFrame(rows, columns=["cell_id", "status"])
 
-# %% ../nbs/53_sweep.ipynb #acfb05a9
+# %% ../nbs/53_sweep.ipynb #744376f4
 def _writable_dir(out: Path) -> Path:
     "Create `out` and check that a file can be written there; a PermissionError naming it otherwise."
     try:
@@ -492,6 +495,7 @@ def _writable_dir(out: Path) -> Path:
                               "choose a folder you can write, e.g. --out runs/sweeps/NAME") from None
     return out
 
+# %% ../nbs/53_sweep.ipynb #2056af32
 def _select(cells: list[Cell], only: str | None) -> list[Cell]:
     "The cells whose id matches the glob `only` (all when None); none matching is an error."
     if only is None:
@@ -565,7 +569,7 @@ def _parse_set(items: Sequence[str]) -> dict:
                 continue
     return out
 
-# %% ../nbs/53_sweep.ipynb #395ec686
+# %% ../nbs/53_sweep.ipynb #a9c28243
 def _count(low: int):
     "An argparse type: a whole number ≥ `low` (the error names the value and the allowed range)."
     def parse(text: str) -> int:
@@ -579,7 +583,7 @@ def _count(low: int):
     parse.__name__ = f"count>={low}"
     return parse
 
-# %% ../nbs/53_sweep.ipynb #84065225
+# %% ../nbs/53_sweep.ipynb #be7e51ee
 def _parser() -> argparse.ArgumentParser:
     "The `autonorm-sweep` command line: run, collect, status, run-cell."
     ap = argparse.ArgumentParser(prog="autonorm-sweep",
@@ -612,7 +616,7 @@ def _parser() -> argparse.ArgumentParser:
     rc.add_argument("cell_dir")
     return ap
 
-# %% ../nbs/53_sweep.ipynb #355a2614
+# %% ../nbs/53_sweep.ipynb #1596c625
 def _command(a: argparse.Namespace) -> int:
     "Run the parsed command; its exit status."
     if a.cmd == "run":
@@ -638,6 +642,7 @@ def _command(a: argparse.Namespace) -> int:
     print(json.dumps(res))
     return 0 if res.get("status") in ("ran", "done") else 1
 
+# %% ../nbs/53_sweep.ipynb #1ebde12a
 def main(argv: Sequence[str] | None = None) -> int:
     "Console entry point `autonorm-sweep`; a bad argument is one line on stderr and exit status 2."
     a = _parser().parse_args(argv)
