@@ -18,13 +18,14 @@ from matplotlib.figure import Figure
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image as PILImage
 from ipyevents import Event as MouseEvents
+from fastcore.basics import patch
 
 from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text, torch_threads
 
 # %% auto #0
 __all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config', 'query_text',
            'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'LiveFigure', 'range_fills',
-           'with_headroom', 'Cancelled', 'Explorer']
+           'with_headroom', 'Explorer', 'Cancelled', 'readout_text']
 
 # %% ../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -47,7 +48,8 @@ class Param:
 
     def __post_init__(self):
         check_choice(f"{self.key}.kind", self.kind, KINDS)
-        if self.key in RESERVED_KEYS: raise ValueError(f"Param key={self.key!r} is reserved; allowed: any name but {RESERVED_KEYS}")
+        if self.key in RESERVED_KEYS:
+            raise ValueError(f"Param key={self.key!r} is reserved; allowed: any name but {RESERVED_KEYS}")
         self.validate(self.default)
 
     @property
@@ -83,11 +85,13 @@ def validate_config(params: Mapping[str, Param], config: Mapping, partial: bool 
     return out
 
 # %% ../nbs/40_widget_core.ipynb #3a5ad0b4
-def parse_config(text: str | Mapping, explorer: str, params: Mapping[str, Param], max_held: int = 6) -> tuple[dict, list[dict]]:
+def parse_config(text: str | Mapping, explorer: str, params: Mapping[str, Param],
+                 max_held: int = 6) -> tuple[dict, list[dict]]:
     "Parse a config (JSON text or dict) for `explorer` → (settings, held settings), all validated."
     if isinstance(text, (str, bytes)):
         try: text = json.loads(text)
-        except json.JSONDecodeError as e: raise ValueError(f"config is not valid JSON ({e}); allowed: the text that to_config() returns") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"config is not valid JSON ({e}); allowed: the text that to_config() returns") from None
     if not isinstance(text, Mapping):
         raise ValueError(f"config={text!r} has the wrong type; allowed: a JSON object / dict of settings")
     cfg = dict(text)
@@ -128,7 +132,8 @@ def parse_query(qs: str, explorer: str, params: Mapping[str, Param], presets: Ma
     if not isinstance(qs, str): raise ValueError(f"query={qs!r} has the wrong type; allowed: a text like 'beta=0.5'")
     qs = qs.split("#", 1)[0].split("?", 1)[-1]
     try: pairs = urllib.parse.parse_qsl(qs, keep_blank_values=True, strict_parsing=bool(qs))
-    except ValueError: raise ValueError(f"query={qs!r} is not a URL query; allowed: key=value pairs joined by '&'") from None
+    except ValueError:
+        raise ValueError(f"query={qs!r} is not a URL query; allowed: key=value pairs joined by '&'") from None
     keys = [k for k, _ in pairs]
     for k in keys:
         check_choice("link key", k, (*QUERY_KEYS, *params))
@@ -137,8 +142,9 @@ def parse_query(qs: str, explorer: str, params: Mapping[str, Param], presets: Ma
     check_choice("explorer", given.pop("explorer", explorer), [explorer])
     preset = given.pop("preset", None)
     settings = {k: p.default for k, p in params.items()}
-    if preset is not None: settings.update(validate_config(params, presets[check_choice("preset", preset, list(presets))][1],
-                                                           partial=True, where=f"preset {preset!r}"))
+    if preset is not None:
+        chosen = presets[check_choice("preset", preset, list(presets))][1]
+        settings.update(validate_config(params, chosen, partial=True, where=f"preset {preset!r}"))
     settings.update({k: query_value(params[k], v) for k, v in given.items()})
     return settings, preset
 
@@ -208,7 +214,9 @@ class LiveFigure:
 
     def add_dynamic(self, *artists):
         "Register artists that change on every update (lines, markers): redrawn alone on the fast path."
-        for a in artists: a.set_animated(True); self.dynamic.append(a)
+        for a in artists:
+            a.set_animated(True)
+            self.dynamic.append(a)
         self.mark_dirty()
 
     def mark_dirty(self): self._background = None
@@ -226,7 +234,9 @@ class LiveFigure:
             if a.get_visible() and a.axes is not None: a.axes.draw_artist(a)
         buf = io.BytesIO()
         PILImage.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
-        self.png = buf.getvalue(); self.image.value = self.png; self.renders += 1
+        self.png = buf.getvalue()
+        self.image.value = self.png
+        self.renders += 1
         return self.png
 
     def _full_draw(self):
@@ -261,488 +271,23 @@ def range_fills(old, new, scale: str = "linear", share: float = 0.6) -> bool:
     (o0, o1), (n0, n1) = sorted(map(f, old)), sorted(map(f, new))
     return o0 <= n0 and n1 <= o1 and (n1 - n0) >= share * (o1 - o0)
 
-#| export
+# %% ../nbs/40_widget_core.ipynb #933e90c6
 def with_headroom(old, new, data, scale: str = "linear", pad: float = 0.25):
-    "Limits `new` widened by `pad` of their span on each side where `data` left the `old` limits (so the next move fits)."
+    "Limits `new` widened by `pad` of their span on each side where `data` left the `old` limits (the next move fits)."
     f, g = ((lambda v: math.log10(v)), (lambda v: 10 ** v)) if scale == "log" else (float, float)
     (o0, o1), (n0, n1), (d0, d1) = sorted(map(f, old)), sorted(map(f, new)), sorted(map(f, data))
     span = n1 - n0
     return g(n0 - pad * span if d0 < o0 else n0), g(n1 + pad * span if d1 > o1 else n1)
 
-# %% ../nbs/40_widget_core.ipynb #e2bd534d
-class _UIParts:
-    "Explorer part: build the UI, show status, keep the config box in sync."
-    def _build_ui(self):
-        "Create the readout, status, preset, hold, config and export widgets, wire them, lay them out."
-        self.readout_html = W.HTML(layout=W.Layout(min_height="24px"))
-        self.status_html = W.HTML(layout=W.Layout(min_height="20px"))
-        self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress",
-                                        style={"description_width": "60px"}, layout=W.Layout(width="330px"))
-        self.hover_html = W.HTML(HOVER_HINT, layout=W.Layout(min_height="20px"))
-        self.pins_html = W.HTML(layout=W.Layout(min_height="0px"))
-        self.clear_pins_button = W.Button(description="Clear pins", tooltip="remove the pinned readouts")
-        self.preset_box = W.Dropdown(options=[("(choose a preset)", "")] + [(n, n) for n in self.PRESETS], value="",
-                                     description="preset", style={"description_width": "80px"}, layout=W.Layout(width="330px"))
-        self.preset_note = W.HTML(layout=W.Layout(width="330px"))
-        self.hold_button = W.Button(description="Hold", tooltip="pin the current curves to compare another setting")
-        self.clear_button = W.Button(description="Clear held", tooltip="remove the pinned curves")
-        self.config_text = W.Textarea(description="copy config", layout=W.Layout(width="98%", height="56px"),
-                                      style={"description_width": "90px"})
-        self.load_button = W.Button(description="load config", tooltip="restore the view from the config text")
-        self.link_html = W.HTML(layout=W.Layout(width="98%"))
-        self.export_path = W.Text(value=str(self.export_dir), description="export to", style={"description_width": "90px"},
-                                  layout=W.Layout(width="420px"))
-        self.export_button = W.Button(description="Export", tooltip="write figure.png, data.csv and config.json")
-        for c in self.controls.values(): c.observe(self._on_control, names="value")
-        self.preset_box.observe(lambda ch: ch["new"] and self.load_preset(ch["new"]), names="value")
-        self.hold_button.on_click(lambda _: self._guarded(self.hold))
-        self.clear_button.on_click(lambda _: self._guarded(self.clear_held))
-        self.clear_pins_button.on_click(lambda _: self._guarded(self.clear_pins))
-        self.mouse = MouseEvents(source=self.live.image, watched_events=["mousemove", "click", "mouseleave"],
-                                 wait=40, throttle_or_debounce="throttle", prevent_default_action=False)
-        self.mouse.on_dom_event(lambda ev: self._guarded(lambda: self._on_mouse(ev)))
-        self.load_button.on_click(lambda _: self._guarded(lambda: self.apply_config(self.config_text.value)))
-        self.export_button.on_click(lambda _: self._guarded(lambda: self.export(self.export_path.value, timestamped=True)))
-        left = W.VBox([self.preset_box, self.preset_note, *self.controls.values(),
-                       W.HBox([self.hold_button, self.clear_button]), self.clear_pins_button],
-                      layout=W.Layout(min_width="345px", flex="0 0 345px"))
-        right = W.VBox([self.live.image, self.hover_html, self.pins_html, self.readout_html,
-                        W.HBox([self.progress, self.status_html])], layout=W.Layout(flex="1 1 auto"))
-        self.ui = W.VBox([W.HBox([left, right]), W.HBox([self.config_text, self.load_button]), self.link_html,
-                          W.HBox([self.export_path, self.export_button])])
-        self.ui.add_class("autonorm-explorer"); self.ui.add_class(type(self).__name__.lower())
-        self.readout_html.add_class("explorer-readout"); self.status_html.add_class("explorer-status")
-        self.hover_html.add_class("explorer-hover"); self.pins_html.add_class("explorer-pins")
-        self.progress.add_class("explorer-progress")
-        self.config_text.add_class("explorer-config"); self.link_html.add_class("explorer-link")
-        self._update_config_text()
-
-    def _guarded(self, fn):
-        "Run a button action; show a `ValueError` in the status line instead of losing it in the log."
-        try: fn()
-        except ValueError as e: self._status(f"<b style='color:#b00'>error:</b> {e}")
-
-    def _status(self, html: str): self.status_html.value = html
-    def _update_config_text(self):
-        "Show the current config text and the link to this view."
-        self.config_text.value = self.to_config()
-        href = html.escape(self.link())
-        self.link_html.value = (f"<a href='{href}' target='_blank' rel='noopener'>link to this view</a> "
-                                f"<code style='font-size:85%'>{html.escape('?' + self.to_query())}</code>")
-    def _repr_mimebundle_(self, **kw): return self.ui._repr_mimebundle_(**kw)
-
-# %% ../nbs/40_widget_core.ipynb #e2767ce9
-_LIVE: weakref.WeakSet = weakref.WeakSet()     # explorers whose worker may be running (closed at exit)
-
-@atexit.register
-def _close_live_explorers():
-    "At interpreter exit, stop and join every live worker: a thread killed inside torch aborts the process."
-    for ex in list(_LIVE): ex._stop_worker(timeout=60)
-
-class Cancelled(Exception):
-    "Raised inside a computation when a newer request (or `close()`) made it stale."
-
-class _Requests:
-    "Explorer part: requests, the worker thread, the generation counter, progress and cancel."
-    def _on_control(self, change):
-        "A control moved: update the config text and request a new computation (unless applying a batch)."
-        if self._batch: return
-        self._update_config_text(); self.refresh()
-
-    def refresh(self) -> int:
-        "Request a computation for the current settings; return its generation number."
-        if self.closed: raise ValueError("this explorer is closed; allowed: create a new one")
-        with self._cond:
-            self.generation += 1; gen = self.generation
-            self._pending = (gen, self.settings, time.perf_counter())
-            self.error = None
-            self._status(f"<i>computing… (request {gen})</i>"); self.progress.value = 0.0
-            if not self.background: job, self._pending = self._pending, None
-            elif self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self._work_loop, name=f"{type(self).__name__}-worker", daemon=True)
-                self._worker.start(); _LIVE.add(self)
-            self._cond.notify_all()
-        if not self.background: self._run(*job)
-        return gen
-
-    def _work_loop(self):
-        "Worker thread: take the newest pending request and run it, until `close()`."
-        while True:
-            with self._cond:
-                while self._pending is None and not self.closed: self._cond.wait()
-                if self.closed: return
-                job, self._pending = self._pending, None
-            self._run(*job)
-
-    def _stop_worker(self, timeout: float = 60.0):
-        "Tell the worker to stop (a running computation stops at its next block) and wait for it."
-        with self._cond: self.closed, self._pending = True, None; self._cond.notify_all()
-        w = self._worker
-        if w is not None and w is not threading.current_thread(): w.join(timeout)
-        _LIVE.discard(self)
-
-    def close(self):
-        "Stop and join the worker thread, close every widget (frees the explorer; it cannot be used afterwards)."
-        self._stop_worker()
-        self.mouse.close()
-        def walk(w):
-            for c in getattr(w, "children", ()): walk(c)
-            w.close()
-        walk(self.ui)
-
-    def _check_current(self, gen: int):
-        "Raise `Cancelled` if request `gen` is no longer the newest (or the explorer closed)."
-        if gen != self.generation or self.closed: raise Cancelled()
-
-    def _run(self, gen: int, settings: dict, t_request: float):
-        "Compute one request block by block, drawing partial results, and deliver it; errors go to the status line."
-        t0 = time.perf_counter(); draw_s = 0.0; last_draw = -math.inf
-        try:
-            self._check_current(gen)
-            key = json.dumps(settings, sort_keys=True)
-            data = self._results.get(key)
-            if data is None:
-                with torch_threads(self.compute_threads(settings)):
-                    for data, done in self._steps(settings):
-                        self._check_current(gen)
-                        if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw, draw_s):
-                            t = time.perf_counter()
-                            self._draw_partial(gen, data() if callable(data) else data, done)
-                            last_draw = time.perf_counter(); draw_s += last_draw - t
-                    if callable(data): data = data()
-                self._check_current(gen)
-                self._remember(key, data)
-            else: self.cache_hits += 1
-            t1 = time.perf_counter() - draw_s
-            self._deliver(gen, settings, data, t_request, t0, t1)
-        except Cancelled:
-            with self._cond: self.stale_dropped += 1; self.cancelled += 1; self._cond.notify_all()
-        except Exception as e:                          # shown to the user, kept for tests
-            with self._cond:
-                if gen == self.generation:
-                    self.error = f"{type(e).__name__}: {e}"; self.drawn_generation = gen
-                    self._status(f"<b style='color:#b00'>error:</b> {self.error}")
-                self._cond.notify_all()
-
-    def _steps(self, settings: dict):
-        "`compute_steps`, unless a subclass overrides `compute` below the class that defines `compute_steps`."
-        mro = type(self).__mro__
-        owner = lambda name: mro.index(next(c for c in mro if name in c.__dict__))
-        if owner("compute") < owner("compute_steps"): return iter([(self.compute(settings), 1.0)])
-        return self.compute_steps(settings)
-
-    def _partial_due(self, elapsed: float, done: float, last_draw: float, draw_s: float) -> bool:
-        """Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near
-        or partial draws already took PARTIAL_SHARE of the time (they must not slow the result down much)."""
-        left = elapsed * (1 - done) / max(done, 1e-9)                 # time still needed, at the pace so far
-        return (elapsed >= self.PARTIAL_FIRST_S and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S
-                and left > self.PARTIAL_MIN_LEFT_S and draw_s <= self.PARTIAL_SHARE * elapsed)
-
-    def _remember(self, key: str, data):
-        "Keep a finished result, so going back to these settings is free (at most RESULT_CACHE of them)."
-        with self._cond:
-            self._results[key] = data; self._results.move_to_end(key)
-            while len(self._results) > self.RESULT_CACHE: self._results.popitem(last=False)
-
-# %% ../nbs/40_widget_core.ipynb #71ccd496
-class _Drawing:
-    "Explorer part: draw the newest result (and partial ones on the way), autoscale, wait for it."
-    def _set_curves(self, data, autoscale: bool = True):
-        "Put `data` on the current curves and the extras, rescale (if `autoscale`); the caller renders."
-        for k, (x, y) in self.lines(data).items(): self.current[k].set_data(np.asarray(x, float), np.asarray(y, float))
-        self.draw_extras(data)
-        if autoscale: self._autoscale()
-
-    def _draw_partial(self, gen: int, data, done: float):
-        "Draw a partial result of request `gen` (never over a newer request) and say how far it is."
-        with self._fig_lock:
-            self._check_current(gen)
-            self._set_curves(data, autoscale=not self.live.renders)  # partial: keep the limits (cheap blit)
-            self.live.render(); self.partial_draws += 1
-            self.progress.value = done
-            self._status(f"<i>computing… {100 * done:.0f}% (request {gen}): {self.progress_text(data, done)}</i>")
-
-    def _deliver(self, gen: int, settings: dict, data, t_request: float, t0: float, t1: float):
-        "Draw `data` if it is still the newest request, else drop it (never draw stale over new)."
-        with self._fig_lock:
-            if gen != self.generation or self.closed:
-                with self._cond: self.stale_dropped += 1; self._cond.notify_all()
-                return
-            self.data, self.data_settings = data, settings
-            self._set_curves(data); self.live.render()
-            t2 = time.perf_counter()
-            self.last_timing = dict(compute_ms=1e3 * (t1 - t0), draw_ms=1e3 * (t2 - t1), total_ms=1e3 * (t2 - t_request),
-                                    overhead_ms=1e3 * (t0 - t_request))
-            self.readout_html.value = self.readout(data)
-            self.progress.value = 1.0
-            self._status(f"ready · request {gen} · computed in {self.last_timing['compute_ms']:.0f} ms, "
-                         f"drawn in {self.last_timing['draw_ms']:.0f} ms")
-        with self._cond: self.drawn_generation = max(self.drawn_generation, gen); self._cond.notify_all()
-
-    def _autoscale(self):
-        "Rescale autoscaling axes to all curves; keep the old y-range while the data still fill it (fewer full redraws)."
-        for ax in self.axes:
-            if not (ax.get_autoscaley_on() or ax.get_autoscalex_on()): continue
-            old = ax.get_ylim()
-            ax.relim(visible_only=True); ax.autoscale_view()
-            data = tuple(ax.dataLim.intervaly)
-            if not (self.live.renders and ax.get_autoscaley_on() and np.all(np.isfinite(data))): continue
-            if range_fills(old, data, ax.get_yscale(), self.KEEP_RANGE_SHARE): ax.set_ylim(old, auto=None)
-            else: ax.set_ylim(with_headroom(old, ax.get_ylim(), data, ax.get_yscale()), auto=None)
-
-    def wait(self, timeout: float = 120.0) -> bool:
-        "Block until the newest request is drawn (or failed); `False` on timeout."
-        with self._cond:
-            return self._cond.wait_for(lambda: self.drawn_generation >= self.generation and self._pending is None, timeout)
-
-# %% ../nbs/40_widget_core.ipynb #2b7c0a02
-HOVER_HINT = "<span style='color:#777'>hover a curve to read its values · click to pin a readout</span>"
-
-class _Readouts:
-    "Explorer part: the value under the cursor (hover) and pinned readouts (click)."
-    HOVER_RADIUS_PX = 12          # how near (image pixels) the cursor must be to a curve point
-
-    def pixel_to_data(self, px: float, py: float) -> tuple[int, float, float] | None:
-        "(axes index, x, y in data units) under image pixel (px, py), origin top left as the browser counts; else None."
-        x, y = px, self.fig.bbox.height - py                  # matplotlib's display pixels start bottom left
-        for i, ax in enumerate(self.axes):
-            if ax.bbox.contains(x, y):
-                dx, dy = ax.transData.inverted().transform((x, y))
-                return i, float(dx), float(dy)
-        return None
-
-    def _pickable(self, ax):
-        "(artist, curve name, line label) of every current and held curve drawn on `ax`."
-        for k, spec in self.LINES.items():
-            if self.axes[spec[0]] is ax: yield self.current[k], "current", spec[1]
-        for i, h in enumerate(self.held):
-            for k, a in zip(h["keys"], h["artists"]):
-                if a.axes is ax: yield a, f"held {i + 1}: {self.describe(h['settings'])}", self.LINES[k][1]
-
-    def pick(self, px: float, py: float, radius: float | None = None) -> dict | None:
-        "The drawn curve point nearest image pixel (px, py) within `radius` pixels: axis, curve, label, x, y; else None."
-        radius = self.HOVER_RADIUS_PX if radius is None else radius
-        x, y, H = px, self.fig.bbox.height - py, self.fig.bbox.height
-        best = None
-        with self._fig_lock:
-            for i, ax in enumerate(self.axes):
-                if not ax.bbox.contains(x, y): continue
-                for art, curve, label in self._pickable(ax):
-                    xd, yd = np.asarray(art.get_xdata(), float), np.asarray(art.get_ydata(), float)
-                    ok = np.isfinite(xd) & np.isfinite(yd)
-                    if ax.get_xscale() == "log": ok &= xd > 0
-                    if ax.get_yscale() == "log": ok &= yd > 0
-                    if not ok.any(): continue
-                    pts = ax.transData.transform(np.column_stack([xd[ok], yd[ok]]))
-                    dist = np.hypot(pts[:, 0] - x, pts[:, 1] - y); j = int(dist.argmin())
-                    if dist[j] <= radius and (best is None or dist[j] < best["dist"]):
-                        best = dict(axis=i, curve=curve, label=label, x=float(xd[ok][j]), y=float(yd[ok][j]),
-                                    dist=float(dist[j]), px=float(pts[j, 0]), py=float(H - pts[j, 1]),
-                                    xlabel=ax.get_xlabel() or "x")
-        return best
-
-    @staticmethod
-    def readout_text(p: dict) -> str:
-        "One readout: the x quantity, the curve's value and which curve it is."
-        return f"{p['xlabel']} = {p['x']:.4g} · {p['label']} = <b>{p['y']:.4g}</b> ({p['curve']})"
-
-    def _on_mouse(self, ev: dict):
-        "Hover: show the value under the cursor and mark it; click: pin it (a click on a pin removes it)."
-        if ev.get("type") == "mouseleave": p = None
-        elif "dataX" not in ev: return
-        else: p = self.pick(ev["dataX"], ev["dataY"])
-        if ev.get("type") == "click":
-            if p is not None: self.toggle_pin(p)
-            return
-        key = lambda q: None if q is None else (q["axis"], q["curve"], q["label"], q["x"], q["y"])
-        if key(p) == key(self.hover): return                           # same point: nothing to redraw
-        self.hover = p
-        self.hover_html.value = HOVER_HINT if p is None else "under the cursor: " + self.readout_text(p)
-        self._show_marker(self.hover_markers, [p] if p else [])
-
-    def _show_marker(self, markers: list, points: list[dict]):
-        "Move the per-axes marker artists to `points` (hide the others) and re-render (fast path)."
-        with self._fig_lock:
-            for i, m in enumerate(markers):
-                here = [p for p in points if p["axis"] == i]
-                m.set_data([p["x"] for p in here], [p["y"] for p in here]); m.set_visible(bool(here))
-            if self.live.renders: self.live.render()
-
-    def toggle_pin(self, p: dict):
-        "Pin readout `p` (from `pick`) on the figure and in the pinned list; pinning the same point again unpins it."
-        same = [q for q in self.pins if (q["axis"], q["curve"], q["label"], q["x"], q["y"]) ==
-                (p["axis"], p["curve"], p["label"], p["x"], p["y"])]
-        if same: self.pins.remove(same[0])
-        elif len(self.pins) >= self.MAX_PINS:
-            raise ValueError(f"pins={len(self.pins)}; allowed: at most {self.MAX_PINS} (press 'Clear pins')")
-        else: self.pins.append(dict(p))
-        self._show_pins()
-
-    def clear_pins(self):
-        "Remove every pinned readout."
-        self.pins = []; self._show_pins()
-
-    def _show_pins(self):
-        "The pinned list under the figure and the pinned markers on it."
-        self.pins_html.value = "".join(f"<div>pinned: {self.readout_text(p)}</div>" for p in self.pins)
-        self._show_marker(self.pin_markers, self.pins)
-
-# %% ../nbs/40_widget_core.ipynb #5f0fc02c
-class _Sharing:
-    "Explorer part: copy config, from_config, apply, presets, links."
-    def to_config(self) -> str:
-        "The 'copy config' text (JSON): explorer name, every setting, held configurations."
-        cfg = {"explorer": type(self).__name__, **self.settings}
-        if self.held: cfg["held"] = [h["settings"] for h in self.held]
-        return json.dumps(cfg, ensure_ascii=False)
-
-    @classmethod
-    def from_config(cls, text: str | Mapping, background: bool = True, **kw) -> Explorer:
-        "An explorer showing exactly the view described by `text` (from `to_config()`); held curves are recomputed."
-        settings, held = parse_config(text, cls.__name__, {p.key: p for p in cls.PARAMS}, cls.MAX_HELD)
-        self = cls(background=background, **kw, **settings)
-        for h in held: self._add_held(h, self.compute(h))
-        if held: self._update_config_text()
-        return self
-
-    @classmethod
-    def query_name(cls) -> str:
-        "The explorer's name in a link: `QUERY_NAME`, else the class name without 'Explorer', lower case."
-        return cls.QUERY_NAME or cls.__name__.removesuffix("Explorer").lower()
-
-    def to_query(self) -> str:
-        "The view as a URL query, `explorer=rank&placement=post&beta=0.5` (settings that differ from the defaults)."
-        return settings_query(self.query_name(), self.params, self.settings)
-
-    @classmethod
-    def from_query(cls, qs: str, background: bool = True, **kw) -> Explorer:
-        """An explorer showing the view of a link query (from `to_query()`; `preset=<name>` allowed).
-        Called on `Explorer` itself, it builds the explorer that `explorer=` names."""
-        if not cls.PARAMS:                                     # Explorer itself: dispatch on explorer=
-            known = {c.query_name(): c for c in _subclasses(cls) if c.PARAMS}
-            name = dict(urllib.parse.parse_qsl(qs.split("#", 1)[0].split("?", 1)[-1])).get("explorer")
-            return known[check_choice("explorer", name, list(known))].from_query(qs, background, **kw)
-        settings, preset = parse_query(qs, cls.query_name(), {p.key: p for p in cls.PARAMS}, cls.PRESETS)
-        self = cls(background=background, **kw, **settings)
-        if preset is not None: self.preset_note.value = f"<b>{preset}</b>: {cls.PRESETS[preset][0]}"
-        return self
-
-    def link(self) -> str:
-        "The link to this view: `link_base` followed by `?` and `to_query()` (relative `?...` by default)."
-        return f"{self.link_base}?{self.to_query()}"
-
-    def set_link_base(self, base: str):
-        "Point the 'link to this view' element at `base` (e.g. the web app's address); '' keeps it relative."
-        if not isinstance(base, str): raise ValueError(f"link_base={base!r} has the wrong type; allowed: a URL text")
-        self.link_base = base.split("?", 1)[0]
-        self._update_config_text()
-
-    def apply(self, **settings) -> int:
-        "Set several controls at once (validated first) and request ONE computation; return its generation."
-        settings = validate_config(self.params, settings, partial=True, where=type(self).__name__ + " setting")
-        self._batch = True
-        try:
-            for k, v in settings.items(): self.controls[k].value = v
-        finally: self._batch = False
-        self._update_config_text()
-        return self.refresh()
-
-    def apply_config(self, text: str | Mapping) -> int:
-        "Restore the view of a config text in this explorer (settings and held curves)."
-        settings, held = parse_config(text, type(self).__name__, self.params, self.MAX_HELD)
-        self.clear_held()
-        for h in held: self._add_held(h, self.compute(h))
-        return self.apply(**settings)
-
-    def load_preset(self, name: str) -> int:
-        "Apply preset `name` and show its sentence on what to look at."
-        check_choice("preset", name, list(self.PRESETS))
-        if self.preset_box.value != name:
-            self.preset_box.value = name          # its observer calls load_preset(name) again, which applies it
-            return self.generation
-        note, settings = self.PRESETS[name]
-        self.preset_note.value = f"<b>{name}</b>: {note}"
-        return self.apply(**settings)
-
-def _subclasses(cls) -> list:
-    "Every subclass of `cls` defined so far, depth first; a class redefined later comes after the older one."
-    out = []
-    for c in cls.__subclasses__(): out += [c] + _subclasses(c)
-    return out
-
-# %% ../nbs/40_widget_core.ipynb #2f4c33a0
-class _Holding:
-    "Explorer part: Hold / Clear held."
-    def _add_held(self, settings: dict, data):
-        "Pin `data` (computed for `settings`) as dashed curves on every axis."
-        with self._fig_lock:
-            if len(self.held) >= self.MAX_HELD:
-                raise ValueError(f"held curves={len(self.held)}; allowed: at most {self.MAX_HELD} (press 'Clear held')")
-            color = self.HELD_COLORS[len(self.held) % len(self.HELD_COLORS)]
-            label = f"held {len(self.held) + 1}: {self.describe(settings)}"
-            artists, keys = [], []
-            for k, (x, y) in self.lines(data).items():
-                ax = self.axes[self.LINES[k][0]]
-                style = {**self._style(k), "ls": "--", "lw": 1.5, "color": color, "alpha": 0.9}
-                artists += ax.plot(np.asarray(x, float), np.asarray(y, float), **style, label=label if ax is self.axes[0] else None)
-                keys.append(k)
-            self.held.append(dict(settings=settings, data=data, artists=artists, keys=keys))
-            self._redraw_legend(); self._autoscale(); self.live.render()
-
-    def hold(self):
-        "Pin the curves now drawn, so the next setting is compared on the same axes."
-        if self.data is None: raise ValueError("hold: nothing drawn yet; allowed once a result is shown")
-        self._add_held(dict(self.data_settings), self.data); self._update_config_text()
-        self._status(f"held {len(self.held)} configuration(s): change a setting to compare")
-
-    def clear_held(self):
-        "Remove every pinned curve."
-        with self._fig_lock:
-            for h in self.held:
-                for a in h["artists"]: a.remove()
-            self.held = []; self._redraw_legend(); self._autoscale()
-            if self.data is not None: self.live.render()
-        self._update_config_text()
-
-    def _redraw_legend(self):
-        "Legend on the first axis: the current curve and one entry per held configuration."
-        ax = self.axes[0]
-        if self.held or self._legend_always: ax.legend(loc=self.LEGEND_LOC, fontsize=7)
-        elif ax.get_legend() is not None: ax.get_legend().remove()
-        self.live.mark_dirty()
-
-# %% ../nbs/40_widget_core.ipynb #55ed8447
-class _Exporting:
-    "Explorer part: the plotted table and export."
-    def plotted_table(self) -> pd.DataFrame:
-        "Everything plotted, tidy: the current result and each held one, labelled in a `curve` column."
-        parts = [] if self.data is None else [self.table(self.data).assign(curve="current", config=json.dumps(self.data_settings))]
-        parts += [self.table(h["data"]).assign(curve=f"held {i + 1}", config=json.dumps(h["settings"])) for i, h in enumerate(self.held)]
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-    def export(self, folder: str | Path | None = None, timestamped: bool = False) -> Path:
-        "Write figure.png, data.csv and config.json of the drawn view into `folder`; say where; return the folder."
-        if not self.wait(120) or self.data is None: raise ValueError("export: nothing drawn yet; allowed once a result is shown")
-        folder = Path(folder or self.export_dir)
-        if timestamped: folder = folder / f"{type(self).__name__}-{time.strftime('%Y%m%d-%H%M%S')}"
-        folder = folder.resolve()
-        with self._fig_lock:
-            atomic_write_bytes(folder / "figure.png", self.live.png)
-            atomic_write_text(folder / "data.csv", self.plotted_table().to_csv(index=False))
-            cfg = json.loads(self.to_config()); cfg.update(self.data_settings)   # the drawn view
-            atomic_write_text(folder / "config.json", json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
-        self._status(f"exported to <code>{folder}</code>: figure.png, data.csv, config.json")
-        print(f"exported to {folder}: figure.png, data.csv, config.json")
-        return folder
-
 # %% ../nbs/40_widget_core.ipynb #971d6467
-class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Exporting):
-    "Base of the explorers: controls from `PARAMS`, a live figure, readout, presets, Hold, config, export, background compute."
+class Explorer:
+    "Base of the explorers: controls from `PARAMS`, a live figure, readout, presets, Hold, config, export, a worker."
     PARAMS: tuple[Param, ...] = ()
     PRESETS: dict[str, tuple[str, dict]] = {}
     LINES: dict[str, tuple[int, str]] = {}
     FIG = dict(nrows=1, ncols=1, figsize=(9.0, 6.0), dpi=80)
     MAX_HELD = 6
+    HOVER_RADIUS_PX = 12          # how near (image pixels) the cursor must be to a curve point
     MAX_PINS = 8                  # pinned readouts at most
     RESULT_CACHE = 64             # finished results kept per settings (going back is free)
     PARTIAL_FIRST_S = 0.08        # a progressive computation draws its first partial result after this long,
@@ -759,11 +304,13 @@ class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Ex
         self.params = {p.key: p for p in self.PARAMS}
         settings = validate_config(self.params, settings, where=type(self).__name__ + " setting")
         self.background, self.export_dir = background, Path(export_dir)
-        if not isinstance(link_base, str): raise ValueError(f"link_base={link_base!r} has the wrong type; allowed: a URL text")
+        if not isinstance(link_base, str):
+            raise ValueError(f"link_base={link_base!r} has the wrong type; allowed: a URL text")
         self.link_base = link_base.split("?", 1)[0]
         self.controls = {k: make_control(p) for k, p in self.params.items()}
         for k, c in self.controls.items(): c.value = settings[k]
-        self.live = LiveFigure(**self.FIG); self.fig, self.axes = self.live.fig, self.live.axes
+        self.live = LiveFigure(**self.FIG)
+        self.fig, self.axes = self.live.fig, self.live.axes
         self.setup_axes()
         self._legend_always = self.axes[0].get_legend() is not None   # setup_axes asked for a legend there
         self.current = {k: self.axes[spec[0]].plot([], [], **{"lw": 2, "color": "tab:blue", **self._style(k)},
@@ -826,3 +373,583 @@ class Explorer(_UIParts, _Requests, _Drawing, _Readouts, _Sharing, _Holding, _Ex
         "Short legend label for a held configuration."
         return ", ".join(f"{self.params[k].label}={v:.3g}" if isinstance(v, float) else f"{self.params[k].label}={v}"
                          for k, v in settings.items() if v != self.params[k].default) or "defaults"
+
+# %% ../nbs/40_widget_core.ipynb #54bb4dfb
+@patch
+def _build_ui(self: Explorer):
+    "Create the readout, status, preset, hold, config and export widgets, wire them, lay them out."
+    self.readout_html = W.HTML(layout=W.Layout(min_height="24px"))
+    self.status_html = W.HTML(layout=W.Layout(min_height="20px"))
+    self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress",
+                                    style={"description_width": "60px"}, layout=W.Layout(width="330px"))
+    self.hover_html = W.HTML(HOVER_HINT, layout=W.Layout(min_height="20px"))
+    self.pins_html = W.HTML(layout=W.Layout(min_height="0px"))
+    self.clear_pins_button = W.Button(description="Clear pins", tooltip="remove the pinned readouts")
+    self.preset_box = W.Dropdown(options=[("(choose a preset)", "")] + [(n, n) for n in self.PRESETS], value="",
+                                 description="preset", style={"description_width": "80px"},
+                                 layout=W.Layout(width="330px"))
+    self.preset_note = W.HTML(layout=W.Layout(width="330px"))
+    self.hold_button = W.Button(description="Hold", tooltip="pin the current curves to compare another setting")
+    self.clear_button = W.Button(description="Clear held", tooltip="remove the pinned curves")
+    self.config_text = W.Textarea(description="copy config", layout=W.Layout(width="98%", height="56px"),
+                                  style={"description_width": "90px"})
+    self.load_button = W.Button(description="load config", tooltip="restore the view from the config text")
+    self.link_html = W.HTML(layout=W.Layout(width="98%"))
+    self.export_path = W.Text(value=str(self.export_dir), description="export to", style={"description_width": "90px"},
+                              layout=W.Layout(width="420px"))
+    self.export_button = W.Button(description="Export", tooltip="write figure.png, data.csv and config.json")
+    for c in self.controls.values(): c.observe(self._on_control, names="value")
+    self.preset_box.observe(lambda ch: ch["new"] and self.load_preset(ch["new"]), names="value")
+    self.hold_button.on_click(lambda _: self._guarded(self.hold))
+    self.clear_button.on_click(lambda _: self._guarded(self.clear_held))
+    self.clear_pins_button.on_click(lambda _: self._guarded(self.clear_pins))
+    self.mouse = MouseEvents(source=self.live.image, watched_events=["mousemove", "click", "mouseleave"],
+                             wait=40, throttle_or_debounce="throttle", prevent_default_action=False)
+    self.mouse.on_dom_event(lambda ev: self._guarded(lambda: self._on_mouse(ev)))
+    self.load_button.on_click(lambda _: self._guarded(lambda: self.apply_config(self.config_text.value)))
+    self.export_button.on_click(lambda _: self._guarded(lambda: self.export(self.export_path.value, timestamped=True)))
+    left = W.VBox([self.preset_box, self.preset_note, *self.controls.values(),
+                   W.HBox([self.hold_button, self.clear_button]), self.clear_pins_button],
+                  layout=W.Layout(min_width="345px", flex="0 0 345px"))
+    right = W.VBox([self.live.image, self.hover_html, self.pins_html, self.readout_html,
+                    W.HBox([self.progress, self.status_html])], layout=W.Layout(flex="1 1 auto"))
+    self.ui = W.VBox([W.HBox([left, right]), W.HBox([self.config_text, self.load_button]), self.link_html,
+                      W.HBox([self.export_path, self.export_button])])
+    self.ui.add_class("autonorm-explorer")
+    self.ui.add_class(type(self).__name__.lower())
+    self.readout_html.add_class("explorer-readout")
+    self.status_html.add_class("explorer-status")
+    self.hover_html.add_class("explorer-hover")
+    self.pins_html.add_class("explorer-pins")
+    self.progress.add_class("explorer-progress")
+    self.config_text.add_class("explorer-config")
+    self.link_html.add_class("explorer-link")
+    self._update_config_text()
+
+# %% ../nbs/40_widget_core.ipynb #2d53cc6c
+@patch
+def _guarded(self: Explorer, fn):
+    "Run a button action; show a `ValueError` or `OSError` in the status line instead of losing it in the log."
+    try: fn()
+    except (ValueError, OSError) as e: self._status(f"<b style='color:#b00'>error:</b> {e}")
+
+# %% ../nbs/40_widget_core.ipynb #34b96258
+@patch
+def _status(self: Explorer, html: str): self.status_html.value = html
+
+# %% ../nbs/40_widget_core.ipynb #1e1cd536
+@patch
+def _update_config_text(self: Explorer):
+    "Show the current config text and the link to this view."
+    self.config_text.value = self.to_config()
+    href = html.escape(self.link())
+    self.link_html.value = (f"<a href='{href}' target='_blank' rel='noopener'>link to this view</a> "
+                            f"<code style='font-size:85%'>{html.escape('?' + self.to_query())}</code>")
+
+# %% ../nbs/40_widget_core.ipynb #28e03ea0
+@patch
+def _repr_mimebundle_(self: Explorer, **kw): return self.ui._repr_mimebundle_(**kw)
+
+# %% ../nbs/40_widget_core.ipynb #ccce4a57
+_LIVE: weakref.WeakSet = weakref.WeakSet()     # explorers whose worker may be running (closed at exit)
+
+# %% ../nbs/40_widget_core.ipynb #659a851c
+@atexit.register
+def _close_live_explorers():
+    "At interpreter exit, stop and join every live worker: a thread killed inside torch aborts the process."
+    for ex in list(_LIVE): ex._stop_worker(timeout=60)
+
+# %% ../nbs/40_widget_core.ipynb #aae88633
+class Cancelled(Exception):
+    "Raised inside a computation when a newer request (or `close()`) made it stale."
+
+# %% ../nbs/40_widget_core.ipynb #202075c2
+@patch
+def _on_control(self: Explorer, change):
+    "A control moved: update the config text and request a new computation (unless applying a batch)."
+    if self._batch: return
+    self._update_config_text()
+    self.refresh()
+
+# %% ../nbs/40_widget_core.ipynb #96711063
+@patch
+def refresh(self: Explorer) -> int:
+    "Request a computation for the current settings; return its generation number."
+    if self.closed: raise ValueError("this explorer is closed; allowed: create a new one")
+    with self._cond:
+        self.generation += 1
+        gen = self.generation
+        self._pending = (gen, self.settings, time.perf_counter())
+        self.error = None
+        self._status(f"<i>computing… (request {gen})</i>")
+        self.progress.value = 0.0
+        if not self.background: job, self._pending = self._pending, None
+        elif self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._work_loop, name=f"{type(self).__name__}-worker", daemon=True)
+            self._worker.start()
+            _LIVE.add(self)
+        self._cond.notify_all()
+    if not self.background: self._run(*job)
+    return gen
+
+# %% ../nbs/40_widget_core.ipynb #6ec601b9
+@patch
+def _work_loop(self: Explorer):
+    "Worker thread: take the newest pending request and run it, until `close()`."
+    while True:
+        with self._cond:
+            while self._pending is None and not self.closed: self._cond.wait()
+            if self.closed: return
+            job, self._pending = self._pending, None
+        self._run(*job)
+
+# %% ../nbs/40_widget_core.ipynb #f6586c39
+@patch
+def _stop_worker(self: Explorer, timeout: float = 60.0):
+    "Tell the worker to stop (a running computation stops at its next block) and wait for it."
+    with self._cond:
+        self.closed, self._pending = True, None
+        self._cond.notify_all()
+    w = self._worker
+    if w is not None and w is not threading.current_thread(): w.join(timeout)
+    _LIVE.discard(self)
+
+# %% ../nbs/40_widget_core.ipynb #553968ce
+@patch
+def close(self: Explorer):
+    "Stop and join the worker thread, close every widget (frees the explorer; it cannot be used afterwards)."
+    self._stop_worker()
+    self.mouse.close()
+    def walk(w):
+        for c in getattr(w, "children", ()): walk(c)
+        w.close()
+    walk(self.ui)
+
+# %% ../nbs/40_widget_core.ipynb #15a80739
+@patch
+def _check_current(self: Explorer, gen: int):
+    "Raise `Cancelled` if request `gen` is no longer the newest (or the explorer closed)."
+    if gen != self.generation or self.closed: raise Cancelled()
+
+# %% ../nbs/40_widget_core.ipynb #05ce8563
+@patch
+def _run(self: Explorer, gen: int, settings: dict, t_request: float):
+    "Compute one request block by block, drawing partial results, and deliver it; errors go to the status line."
+    t0 = time.perf_counter()
+    draw_s = 0.0
+    last_draw = -math.inf
+    try:
+        self._check_current(gen)
+        key = json.dumps(settings, sort_keys=True)
+        data = self._results.get(key)
+        if data is None:
+            with torch_threads(self.compute_threads(settings)):
+                for data, done in self._steps(settings):
+                    self._check_current(gen)
+                    if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw, draw_s):
+                        t = time.perf_counter()
+                        self._draw_partial(gen, data() if callable(data) else data, done)
+                        last_draw = time.perf_counter()
+                        draw_s += last_draw - t
+                if callable(data): data = data()
+            self._check_current(gen)
+            self._remember(key, data)
+        else: self.cache_hits += 1
+        t1 = time.perf_counter() - draw_s
+        self._deliver(gen, settings, data, t_request, t0, t1)
+    except Cancelled:
+        with self._cond:
+            self.stale_dropped += 1
+            self.cancelled += 1
+            self._cond.notify_all()
+    except Exception as e:                          # shown to the user, kept for tests
+        with self._cond:
+            if gen == self.generation:
+                self.error = f"{type(e).__name__}: {e}"
+                self.drawn_generation = gen
+                self._status(f"<b style='color:#b00'>error:</b> {self.error}")
+            self._cond.notify_all()
+
+# %% ../nbs/40_widget_core.ipynb #b3a2994e
+@patch
+def _steps(self: Explorer, settings: dict):
+    "`compute_steps`, unless a subclass overrides `compute` below the class that defines `compute_steps`."
+    mro = type(self).__mro__
+    owner = lambda name: mro.index(next(c for c in mro if name in c.__dict__))
+    if owner("compute") < owner("compute_steps"): return iter([(self.compute(settings), 1.0)])
+    return self.compute_steps(settings)
+
+# %% ../nbs/40_widget_core.ipynb #b08098b9
+@patch
+def _partial_due(self: Explorer, elapsed: float, done: float, last_draw: float, draw_s: float) -> bool:
+    """Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near
+    or partial draws already took PARTIAL_SHARE of the time (they must not slow the result down much)."""
+    left = elapsed * (1 - done) / max(done, 1e-9)                 # time still needed, at the pace so far
+    return (elapsed >= self.PARTIAL_FIRST_S and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S
+            and left > self.PARTIAL_MIN_LEFT_S and draw_s <= self.PARTIAL_SHARE * elapsed)
+
+# %% ../nbs/40_widget_core.ipynb #d499a85f
+@patch
+def _remember(self: Explorer, key: str, data):
+    "Keep a finished result, so going back to these settings is free (at most RESULT_CACHE of them)."
+    with self._cond:
+        self._results[key] = data
+        self._results.move_to_end(key)
+        while len(self._results) > self.RESULT_CACHE: self._results.popitem(last=False)
+
+# %% ../nbs/40_widget_core.ipynb #0ba73657
+@patch
+def _set_curves(self: Explorer, data, autoscale: bool = True):
+    "Put `data` on the current curves and the extras, rescale (if `autoscale`); the caller renders."
+    for k, (x, y) in self.lines(data).items(): self.current[k].set_data(np.asarray(x, float), np.asarray(y, float))
+    self.draw_extras(data)
+    if autoscale: self._autoscale()
+
+# %% ../nbs/40_widget_core.ipynb #bab723a3
+@patch
+def _draw_partial(self: Explorer, gen: int, data, done: float):
+    "Draw a partial result of request `gen` (never over a newer request) and say how far it is."
+    with self._fig_lock:
+        self._check_current(gen)
+        self._set_curves(data, autoscale=not self.live.renders)  # partial: keep the limits (cheap blit)
+        self.live.render()
+        self.partial_draws += 1
+        self.progress.value = done
+        self._status(f"<i>computing… {100 * done:.0f}% (request {gen}): {self.progress_text(data, done)}</i>")
+
+# %% ../nbs/40_widget_core.ipynb #8a602da3
+@patch
+def _deliver(self: Explorer, gen: int, settings: dict, data, t_request: float, t0: float, t1: float):
+    "Draw `data` if it is still the newest request, else drop it (never draw stale over new)."
+    with self._fig_lock:
+        if gen != self.generation or self.closed:
+            with self._cond:
+                self.stale_dropped += 1
+                self._cond.notify_all()
+            return
+        self.data, self.data_settings = data, settings
+        self._set_curves(data)
+        self.live.render()
+        t2 = time.perf_counter()
+        self.last_timing = dict(compute_ms=1e3 * (t1 - t0), draw_ms=1e3 * (t2 - t1), total_ms=1e3 * (t2 - t_request),
+                                overhead_ms=1e3 * (t0 - t_request))
+        self.readout_html.value = self.readout(data)
+        self.progress.value = 1.0
+        self._status(f"ready · request {gen} · computed in {self.last_timing['compute_ms']:.0f} ms, "
+                     f"drawn in {self.last_timing['draw_ms']:.0f} ms")
+    with self._cond:
+        self.drawn_generation = max(self.drawn_generation, gen)
+        self._cond.notify_all()
+
+# %% ../nbs/40_widget_core.ipynb #28415bb6
+@patch
+def _autoscale(self: Explorer):
+    "Rescale autoscaling axes to all curves; keep the old y-range while the data still fill it (fewer full redraws)."
+    for ax in self.axes:
+        if not (ax.get_autoscaley_on() or ax.get_autoscalex_on()): continue
+        old = ax.get_ylim()
+        ax.relim(visible_only=True)
+        ax.autoscale_view()
+        data = tuple(ax.dataLim.intervaly)
+        if not (self.live.renders and ax.get_autoscaley_on() and np.all(np.isfinite(data))): continue
+        if range_fills(old, data, ax.get_yscale(), self.KEEP_RANGE_SHARE): ax.set_ylim(old, auto=None)
+        else: ax.set_ylim(with_headroom(old, ax.get_ylim(), data, ax.get_yscale()), auto=None)
+
+# %% ../nbs/40_widget_core.ipynb #34a95662
+@patch
+def wait(self: Explorer, timeout: float = 120.0) -> bool:
+    "Block until the newest request is drawn (or failed); `False` on timeout."
+    with self._cond:
+        return self._cond.wait_for(lambda: self.drawn_generation >= self.generation and self._pending is None, timeout)
+
+# %% ../nbs/40_widget_core.ipynb #4938935e
+HOVER_HINT = "<span style='color:#777'>hover a curve to read its values · click to pin a readout</span>"
+
+# %% ../nbs/40_widget_core.ipynb #3553b114
+@patch
+def pixel_to_data(self: Explorer, px: float, py: float) -> tuple[int, float, float] | None:
+    "(axes index, x, y in data units) under image pixel (px, py), origin top left as the browser counts; else None."
+    x, y = px, self.fig.bbox.height - py                  # matplotlib's display pixels start bottom left
+    for i, ax in enumerate(self.axes):
+        if ax.bbox.contains(x, y):
+            dx, dy = ax.transData.inverted().transform((x, y))
+            return i, float(dx), float(dy)
+    return None
+
+# %% ../nbs/40_widget_core.ipynb #55640c12
+@patch
+def _pickable(self: Explorer, ax):
+    "(artist, curve name, line label) of every current and held curve drawn on `ax`."
+    for k, spec in self.LINES.items():
+        if self.axes[spec[0]] is ax: yield self.current[k], "current", spec[1]
+    for i, h in enumerate(self.held):
+        for k, a in zip(h["keys"], h["artists"]):
+            if a.axes is ax: yield a, f"held {i + 1}: {self.describe(h['settings'])}", self.LINES[k][1]
+
+# %% ../nbs/40_widget_core.ipynb #6c11342b
+@patch
+def pick(self: Explorer, px: float, py: float, radius: float | None = None) -> dict | None:
+    "The drawn curve point nearest image pixel (px, py) within `radius` pixels: axis, curve, label, x, y; else None."
+    radius = self.HOVER_RADIUS_PX if radius is None else radius
+    x, y, H = px, self.fig.bbox.height - py, self.fig.bbox.height
+    best = None
+    with self._fig_lock:
+        for i, ax in enumerate(self.axes):
+            if not ax.bbox.contains(x, y): continue
+            for art, curve, label in self._pickable(ax):
+                xd, yd = np.asarray(art.get_xdata(), float), np.asarray(art.get_ydata(), float)
+                ok = np.isfinite(xd) & np.isfinite(yd)
+                if ax.get_xscale() == "log": ok &= xd > 0
+                if ax.get_yscale() == "log": ok &= yd > 0
+                if not ok.any(): continue
+                pts = ax.transData.transform(np.column_stack([xd[ok], yd[ok]]))
+                dist = np.hypot(pts[:, 0] - x, pts[:, 1] - y)
+                j = int(dist.argmin())
+                if dist[j] <= radius and (best is None or dist[j] < best["dist"]):
+                    best = dict(axis=i, curve=curve, label=label, x=float(xd[ok][j]), y=float(yd[ok][j]),
+                                dist=float(dist[j]), px=float(pts[j, 0]), py=float(H - pts[j, 1]),
+                                xlabel=ax.get_xlabel() or "x")
+    return best
+
+# %% ../nbs/40_widget_core.ipynb #35d31173
+def readout_text(p: dict) -> str:
+    "One readout: the x quantity, the curve's value and which curve it is."
+    return f"{p['xlabel']} = {p['x']:.4g} · {p['label']} = <b>{p['y']:.4g}</b> ({p['curve']})"
+
+# %% ../nbs/40_widget_core.ipynb #4e011172
+@patch
+def _on_mouse(self: Explorer, ev: dict):
+    "Hover: show the value under the cursor and mark it; click: pin it (a click on a pin removes it)."
+    if ev.get("type") == "mouseleave": p = None
+    elif "dataX" not in ev: return
+    else: p = self.pick(ev["dataX"], ev["dataY"])
+    if ev.get("type") == "click":
+        if p is not None: self.toggle_pin(p)
+        return
+    key = lambda q: None if q is None else (q["axis"], q["curve"], q["label"], q["x"], q["y"])
+    if key(p) == key(self.hover): return                           # same point: nothing to redraw
+    self.hover = p
+    self.hover_html.value = HOVER_HINT if p is None else "under the cursor: " + readout_text(p)
+    self._show_marker(self.hover_markers, [p] if p else [])
+
+# %% ../nbs/40_widget_core.ipynb #d8af038e
+@patch
+def _show_marker(self: Explorer, markers: list, points: list[dict]):
+    "Move the per-axes marker artists to `points` (hide the others) and re-render (fast path)."
+    with self._fig_lock:
+        for i, m in enumerate(markers):
+            here = [p for p in points if p["axis"] == i]
+            m.set_data([p["x"] for p in here], [p["y"] for p in here])
+            m.set_visible(bool(here))
+        if self.live.renders: self.live.render()
+
+# %% ../nbs/40_widget_core.ipynb #7c07daa9
+@patch
+def toggle_pin(self: Explorer, p: dict):
+    "Pin readout `p` (from `pick`) on the figure and in the pinned list; pinning the same point again unpins it."
+    same = [q for q in self.pins if (q["axis"], q["curve"], q["label"], q["x"], q["y"]) ==
+            (p["axis"], p["curve"], p["label"], p["x"], p["y"])]
+    if same: self.pins.remove(same[0])
+    elif len(self.pins) >= self.MAX_PINS:
+        raise ValueError(f"pins={len(self.pins)}; allowed: at most {self.MAX_PINS} (press 'Clear pins')")
+    else: self.pins.append(dict(p))
+    self._show_pins()
+
+# %% ../nbs/40_widget_core.ipynb #d5aeecdd
+@patch
+def clear_pins(self: Explorer):
+    "Remove every pinned readout."
+    self.pins = []
+    self._show_pins()
+
+# %% ../nbs/40_widget_core.ipynb #cf238544
+@patch
+def _show_pins(self: Explorer):
+    "The pinned list under the figure and the pinned markers on it."
+    self.pins_html.value = "".join(f"<div>pinned: {readout_text(p)}</div>" for p in self.pins)
+    self._show_marker(self.pin_markers, self.pins)
+
+# %% ../nbs/40_widget_core.ipynb #dd4e19d7
+@patch
+def to_config(self: Explorer) -> str:
+    "The 'copy config' text (JSON): explorer name, every setting, held configurations."
+    cfg = {"explorer": type(self).__name__, **self.settings}
+    if self.held: cfg["held"] = [h["settings"] for h in self.held]
+    return json.dumps(cfg, ensure_ascii=False)
+
+# %% ../nbs/40_widget_core.ipynb #7bfec308
+@patch(cls_method=True)
+def from_config(cls: Explorer, text: str | Mapping, background: bool = True, **kw) -> Explorer:
+    "An explorer showing exactly the view described by `text` (from `to_config()`); held curves are recomputed."
+    settings, held = parse_config(text, cls.__name__, {p.key: p for p in cls.PARAMS}, cls.MAX_HELD)
+    self = cls(background=background, **kw, **settings)
+    for h in held: self._add_held(h, self.compute(h))
+    if held: self._update_config_text()
+    return self
+
+# %% ../nbs/40_widget_core.ipynb #3b45a665
+@patch(cls_method=True)
+def query_name(cls: Explorer) -> str:
+    "The explorer's name in a link: `QUERY_NAME`, else the class name without 'Explorer', lower case."
+    return cls.QUERY_NAME or cls.__name__.removesuffix("Explorer").lower()
+
+# %% ../nbs/40_widget_core.ipynb #09666a43
+@patch
+def to_query(self: Explorer) -> str:
+    "The view as a URL query, `explorer=rank&placement=post&beta=0.5` (settings that differ from the defaults)."
+    return settings_query(self.query_name(), self.params, self.settings)
+
+# %% ../nbs/40_widget_core.ipynb #5c052a28
+@patch(cls_method=True)
+def from_query(cls: Explorer, qs: str, background: bool = True, **kw) -> Explorer:
+    """An explorer showing the view of a link query (from `to_query()`; `preset=<name>` allowed).
+    Called on `Explorer` itself, it builds the explorer that `explorer=` names."""
+    if not cls.PARAMS:                                     # Explorer itself: dispatch on explorer=
+        known = {c.query_name(): c for c in _subclasses(cls) if c.PARAMS}
+        name = dict(urllib.parse.parse_qsl(qs.split("#", 1)[0].split("?", 1)[-1])).get("explorer")
+        return known[check_choice("explorer", name, list(known))].from_query(qs, background, **kw)
+    settings, preset = parse_query(qs, cls.query_name(), {p.key: p for p in cls.PARAMS}, cls.PRESETS)
+    self = cls(background=background, **kw, **settings)
+    if preset is not None: self.preset_note.value = f"<b>{preset}</b>: {cls.PRESETS[preset][0]}"
+    return self
+
+# %% ../nbs/40_widget_core.ipynb #ad11dd42
+@patch
+def link(self: Explorer) -> str:
+    "The link to this view: `link_base` followed by `?` and `to_query()` (relative `?...` by default)."
+    return f"{self.link_base}?{self.to_query()}"
+
+# %% ../nbs/40_widget_core.ipynb #e7a5e702
+@patch
+def set_link_base(self: Explorer, base: str):
+    "Point the 'link to this view' element at `base` (e.g. the web app's address); '' keeps it relative."
+    if not isinstance(base, str): raise ValueError(f"link_base={base!r} has the wrong type; allowed: a URL text")
+    self.link_base = base.split("?", 1)[0]
+    self._update_config_text()
+
+# %% ../nbs/40_widget_core.ipynb #e6a82e6f
+@patch
+def apply(self: Explorer, **settings) -> int:
+    "Set several controls at once (validated first) and request ONE computation; return its generation."
+    settings = validate_config(self.params, settings, partial=True, where=type(self).__name__ + " setting")
+    self._batch = True
+    try:
+        for k, v in settings.items(): self.controls[k].value = v
+    finally: self._batch = False
+    self._update_config_text()
+    return self.refresh()
+
+# %% ../nbs/40_widget_core.ipynb #884224d6
+@patch
+def apply_config(self: Explorer, text: str | Mapping) -> int:
+    "Restore the view of a config text in this explorer (settings and held curves)."
+    settings, held = parse_config(text, type(self).__name__, self.params, self.MAX_HELD)
+    self.clear_held()
+    for h in held: self._add_held(h, self.compute(h))
+    return self.apply(**settings)
+
+# %% ../nbs/40_widget_core.ipynb #e6db5df2
+@patch
+def load_preset(self: Explorer, name: str) -> int:
+    "Apply preset `name` and show its sentence on what to look at."
+    check_choice("preset", name, list(self.PRESETS))
+    if self.preset_box.value != name:
+        self.preset_box.value = name          # its observer calls load_preset(name) again, which applies it
+        return self.generation
+    note, settings = self.PRESETS[name]
+    self.preset_note.value = f"<b>{name}</b>: {note}"
+    return self.apply(**settings)
+
+# %% ../nbs/40_widget_core.ipynb #9bd51c3f
+def _subclasses(cls) -> list:
+    "Every subclass of `cls` defined so far, depth first; a class redefined later comes after the older one."
+    out = []
+    for c in cls.__subclasses__(): out += [c] + _subclasses(c)
+    return out
+
+# %% ../nbs/40_widget_core.ipynb #3cd7f7be
+@patch
+def _add_held(self: Explorer, settings: dict, data):
+    "Pin `data` (computed for `settings`) as dashed curves on every axis."
+    with self._fig_lock:
+        if len(self.held) >= self.MAX_HELD:
+            raise ValueError(f"held curves={len(self.held)}; allowed: at most {self.MAX_HELD} (press 'Clear held')")
+        color = self.HELD_COLORS[len(self.held) % len(self.HELD_COLORS)]
+        label = f"held {len(self.held) + 1}: {self.describe(settings)}"
+        artists, keys = [], []
+        for k, (x, y) in self.lines(data).items():
+            ax = self.axes[self.LINES[k][0]]
+            style = {**self._style(k), "ls": "--", "lw": 1.5, "color": color, "alpha": 0.9}
+            artists += ax.plot(np.asarray(x, float), np.asarray(y, float), **style,
+                               label=label if ax is self.axes[0] else None)
+            keys.append(k)
+        self.held.append(dict(settings=settings, data=data, artists=artists, keys=keys))
+        self._redraw_legend()
+        self._autoscale()
+        self.live.render()
+
+# %% ../nbs/40_widget_core.ipynb #f9c52d94
+@patch
+def hold(self: Explorer):
+    "Pin the curves now drawn, so the next setting is compared on the same axes."
+    if self.data is None: raise ValueError("hold: nothing drawn yet; allowed once a result is shown")
+    self._add_held(dict(self.data_settings), self.data)
+    self._update_config_text()
+    self._status(f"held {len(self.held)} configuration(s): change a setting to compare")
+
+# %% ../nbs/40_widget_core.ipynb #a86c0fdf
+@patch
+def clear_held(self: Explorer):
+    "Remove every pinned curve."
+    with self._fig_lock:
+        for h in self.held:
+            for a in h["artists"]: a.remove()
+        self.held = []
+        self._redraw_legend()
+        self._autoscale()
+        if self.data is not None: self.live.render()
+    self._update_config_text()
+
+# %% ../nbs/40_widget_core.ipynb #b4688b83
+@patch
+def _redraw_legend(self: Explorer):
+    "Legend on the first axis: the current curve and one entry per held configuration."
+    ax = self.axes[0]
+    if self.held or self._legend_always: ax.legend(loc=self.LEGEND_LOC, fontsize=7)
+    elif ax.get_legend() is not None: ax.get_legend().remove()
+    self.live.mark_dirty()
+
+# %% ../nbs/40_widget_core.ipynb #f4d290ef
+@patch
+def plotted_table(self: Explorer) -> pd.DataFrame:
+    "Everything plotted, tidy: the current result and each held one, labelled in a `curve` column."
+    parts = [] if self.data is None else [self.table(self.data).assign(curve="current",
+                                                                        config=json.dumps(self.data_settings))]
+    parts += [self.table(h["data"]).assign(curve=f"held {i + 1}", config=json.dumps(h["settings"]))
+              for i, h in enumerate(self.held)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+# %% ../nbs/40_widget_core.ipynb #b7bb49b7
+@patch
+def export(self: Explorer, folder: str | Path | None = None, timestamped: bool = False) -> Path:
+    "Write figure.png, data.csv and config.json of the drawn view into `folder`; say where; return the folder."
+    if not self.wait(120) or self.data is None:
+        raise ValueError("export: nothing drawn yet; allowed once a result is shown")
+    folder = Path(folder or self.export_dir)
+    if timestamped: folder = folder / f"{type(self).__name__}-{time.strftime('%Y%m%d-%H%M%S')}"
+    folder = folder.resolve()
+    try:
+        with self._fig_lock:
+            atomic_write_bytes(folder / "figure.png", self.live.png)
+            atomic_write_text(folder / "data.csv", self.plotted_table().to_csv(index=False))
+            cfg = json.loads(self.to_config())
+            cfg.update(self.data_settings)  # the drawn view
+            atomic_write_text(folder / "config.json", json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    except OSError as e:                # unwritable or missing folder: say so where the user looks
+        err = type(e)(f"export: cannot write into {str(folder)!r} ({e.strerror or e}); "
+                      "allowed: a folder you can write to (the 'export to' box)")
+        self._status(f"<b style='color:#b00'>error:</b> {html.escape(str(err))}")
+        raise err from None
+    self._status(f"exported to <code>{folder}</code>: figure.png, data.csv, config.json")
+    print(f"exported to {folder}: figure.png, data.csv, config.json")
+    return folder
