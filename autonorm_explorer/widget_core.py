@@ -5,7 +5,7 @@ presets, a shareable config, export, and a background compute that never draws s
 
 # %% ../nbs/40_widget_core.ipynb #be527ad2
 from __future__ import annotations
-import atexit, html, io, json, math, threading, time, urllib.parse, weakref
+import atexit, html, io, json, math, struct, threading, time, urllib.parse, weakref, zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +23,9 @@ from fastcore.basics import patch
 from .utils import check_choice, check_range, check_int, atomic_write_bytes, atomic_write_text, torch_threads
 
 # %% auto #0
-__all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config', 'query_text',
-           'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'LiveFigure', 'range_fills',
-           'with_headroom', 'Explorer', 'Cancelled', 'readout_text']
+__all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'RENDER_LOCK', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config',
+           'query_text', 'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'png_bytes',
+           'LiveFigure', 'range_fills', 'with_headroom', 'Explorer', 'Cancelled', 'readout_text']
 
 # %% ../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -201,6 +201,21 @@ def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int] | None]:
         slots.append(None if touches else slot)
     return slots
 
+# %% ../nbs/40_widget_core.ipynb #9a704110
+RENDER_LOCK = threading.RLock()   # matplotlib's FreeType fonts are shared and not thread-safe: one render at a time
+
+# %% ../nbs/40_widget_core.ipynb #64efc4d3
+def png_bytes(rgba: np.ndarray, level: int = 1) -> bytes:
+    "PNG of an [H, W, 4] uint8 RGBA image: rows unfiltered, zlib `level` (a few ms; PIL's encoder takes ~10)."
+    h, w = rgba.shape[:2]
+    rows = np.zeros((h, 1 + 4 * w), np.uint8)                  # each row: filter byte 0 (none), then R G B A ...
+    rows[:, 1:] = rgba.reshape(h, 4 * w)
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)     # 8 bits, colour type 6 (RGBA), no interlace
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), level))
+            + chunk(b"IEND", b""))
+
 # %% ../nbs/40_widget_core.ipynb #9e0d2b2b
 class LiveFigure:
     "A matplotlib figure drawn off-screen (Agg) and shown as a PNG in one `ipywidgets.Image` updated in place."
@@ -223,18 +238,18 @@ class LiveFigure:
     def _limits(self): return tuple((ax.get_xlim(), ax.get_ylim()) for ax in self.axes)
 
     def render(self) -> bytes:
-        "Draw (fast paths: background + dynamic artists; redraw only the axes whose limits moved), encode, show."
-        limits = self._limits()
-        if self._background is None: self._full_draw()
-        elif limits != self._bg_limits:
-            moved = [i for i, (new, old) in enumerate(zip(limits, self._bg_limits)) if new != old]
-            if not self._redraw_axes(moved): self._full_draw()
-        else: self.canvas.restore_region(self._background)
-        for a in self.dynamic:
-            if a.get_visible() and a.axes is not None: a.axes.draw_artist(a)
-        buf = io.BytesIO()
-        PILImage.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
-        self.png = buf.getvalue()
+        """Draw (fast paths: background + dynamic artists; redraw only the axes whose limits moved), encode, show.
+        Under `RENDER_LOCK`: explorers drawing on several threads take turns."""
+        with RENDER_LOCK:
+            limits = self._limits()
+            if self._background is None: self._full_draw()
+            elif limits != self._bg_limits:
+                moved = [i for i, (new, old) in enumerate(zip(limits, self._bg_limits)) if new != old]
+                if not self._redraw_axes(moved): self._full_draw()
+            else: self.canvas.restore_region(self._background)
+            for a in self.dynamic:
+                if a.get_visible() and a.axes is not None: a.axes.draw_artist(a)
+            self.png = png_bytes(np.asarray(self.canvas.buffer_rgba()))
         self.image.value = self.png
         self.renders += 1
         return self.png
