@@ -944,6 +944,19 @@ def plotted_table(self: Explorer) -> pd.DataFrame:
               for i, h in enumerate(self.held)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
+# %% ../nbs/40_widget_core.ipynb #0c9da29c
+@patch
+def _write_files(self: Explorer, folder: Path, files: dict):
+    "Write `files` (name -> bytes or text) into `folder` atomically; an `OSError` names the folder (status line too)."
+    try:
+        for name, data in files.items():
+            (atomic_write_bytes if isinstance(data, bytes) else atomic_write_text)(folder / name, data)
+    except OSError as e:                # unwritable or missing folder: say so where the user looks
+        err = type(e)(f"export: cannot write into {str(folder)!r} ({e.strerror or e}); "
+                      "allowed: a folder you can write to (the 'export to' box)")
+        self._status(f"<b style='color:#b00'>error:</b> {html.escape(str(err))}")
+        raise err from None
+
 # %% ../nbs/40_widget_core.ipynb #b7bb49b7
 @patch
 def export(self: Explorer, folder: str | Path | None = None, timestamped: bool = False) -> Path:
@@ -953,18 +966,12 @@ def export(self: Explorer, folder: str | Path | None = None, timestamped: bool =
     folder = Path(folder or self.export_dir)
     if timestamped: folder = folder / f"{type(self).__name__}-{time.strftime('%Y%m%d-%H%M%S')}"
     folder = folder.resolve()
-    try:
-        with self._fig_lock:
-            atomic_write_bytes(folder / "figure.png", self.live.png)
-            atomic_write_text(folder / "data.csv", self.plotted_table().to_csv(index=False))
-            cfg = json.loads(self.to_config())
-            cfg.update(self.data_settings)  # the drawn view
-            atomic_write_text(folder / "config.json", json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
-    except OSError as e:                # unwritable or missing folder: say so where the user looks
-        err = type(e)(f"export: cannot write into {str(folder)!r} ({e.strerror or e}); "
-                      "allowed: a folder you can write to (the 'export to' box)")
-        self._status(f"<b style='color:#b00'>error:</b> {html.escape(str(err))}")
-        raise err from None
+    with self._fig_lock:
+        cfg = json.loads(self.to_config())
+        cfg.update(self.data_settings)  # the drawn view
+        self._write_files(folder, {"figure.png": self.live.png,
+                                   "data.csv": self.plotted_table().to_csv(index=False),
+                                   "config.json": json.dumps(cfg, indent=2, ensure_ascii=False) + "\n"})
     self._status(f"exported to <code>{folder}</code>: figure.png, data.csv, config.json")
     print(f"exported to {folder}: figure.png, data.csv, config.json")
     return folder
