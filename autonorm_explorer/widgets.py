@@ -29,12 +29,13 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
+import torch
 from fastcore.basics import patch
 from matplotlib.ticker import LogLocator, NullLocator, FormatStrFormatter
 
-from .utils import check_memory
+from .utils import check_memory, torch_generator
 from .widget_core import Param, Explorer
-from .resmlp import ResMLPConfig, sample_weights
+from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights
 from .propagation import rank_profile_steps   # it lived here once: `widgets.rank_profile_steps` still works
 from .paths import path_orders
 from .branch import branch_rank_sweep
@@ -42,8 +43,8 @@ from .spectra import survival_rate, mp_edges, mp_density
 
 # %% auto #0
 __all__ = ['PLACEMENT', 'BRANCH', 'ACTIVATION', 'SEED', 'RANK_PRESET_BASE', 'THRESHOLD_GRID', 'THRESHOLD_CHUNK', 'beta_param',
-           'expansion_param', 'loglog_slope', 'RankExplorer', 'weight_bytes', 'rank_summary', 'ThresholdExplorer',
-           'PathExplorer']
+           'expansion_param', 'loglog_slope', 'RankExplorer', 'weight_bytes', 'BlockSampler', 'block_weights',
+           'rank_summary', 'ThresholdExplorer', 'PathExplorer']
 
 # %% ../nbs/41_widgets.ipynb #ede63237
 PLACEMENT = Param("placement", "placement", "choice", "pre", choices=("none", "pre", "post", "output"),
@@ -158,6 +159,39 @@ def weight_bytes(width: int, depth: int, branch: str = "two", expansion: float =
     m = width if branch == "single" else max(1, round(expansion * width))
     return 8 * depth * m * width * (2 if branch == "two" else 1)
 
+# %% ../nbs/41_widgets.ipynb #74632a59
+class BlockSampler:
+    "The L blocks [*shape] of one weight tensor of `sample_weights`, drawn in order on first use (thread-safe)."
+    def __init__(self, generator: torch.Generator, shape: tuple, depth: int, skip: int = 0):
+        self.generator, self.shape, self.depth, self.skip = generator, shape, depth, skip
+        self.blocks: list[torch.Tensor] = []
+        self.device, self.dtype = torch.device("cpu"), torch.float64
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int: return self.depth
+
+    def __getitem__(self, l: int) -> torch.Tensor:
+        "Block `l` [*shape], drawing the blocks before it first (and, once, the draws to skip)."
+        if not 0 <= l < self.depth: raise IndexError(f"block {l} of {self.depth}")
+        with self._lock:
+            while self.skip:                                       # advance past the other tensor's draws
+                n = min(self.skip, 2**22)
+                torch.empty(n, dtype=torch.int64).random_(generator=self.generator)
+                self.skip -= n
+            while len(self.blocks) <= l:
+                self.blocks.append(torch.randn(*self.shape, generator=self.generator, dtype=torch.float64))
+            return self.blocks[l]
+
+# %% ../nbs/41_widgets.ipynb #ba2d2d59
+def block_weights(cfg: ResMLPConfig) -> ResMLPWeights:
+    "`sample_weights(cfg)` (CPU), its blocks drawn on first use: the same numbers, no wait before block 1."
+    cfg.validate()
+    d, m, L = cfg.width, cfg.hidden, cfg.depth
+    if (m * d) % 16: return sample_weights(cfg)                   # randn's groups of 16 would straddle blocks
+    up = BlockSampler(torch_generator(cfg.seed), (m, d), L)
+    down = BlockSampler(torch_generator(cfg.seed), (d, m), L, skip=L * m * d) if cfg.branch == "two" else None
+    return ResMLPWeights(up, down, d, L, cfg.branch, m, cfg.seed)
+
 # %% ../nbs/41_widgets.ipynb #1bbb7ce2
 @patch
 def _weights_for(self: RankExplorer, cfg: ResMLPConfig):
@@ -174,7 +208,7 @@ def _weights_for(self: RankExplorer, cfg: ResMLPConfig):
     with self._cache_lock:                       # make room first: never hold two huge sets at once
         while self._weights and (len(self._weights) >= self.CACHE_SIZE or need + cached_bytes() > self.CACHE_BYTES):
             self._weights.popitem(last=False)
-    w = sample_weights(cfg)
+    w = block_weights(cfg)                       # drawn block by block as the loop reaches them
     with self._cache_lock:
         self._weights[key] = w
         self.weight_samples += 1
