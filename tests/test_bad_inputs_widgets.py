@@ -24,7 +24,7 @@ from autonorm_explorer.widgets import PathExplorer, RankExplorer, ThresholdExplo
 
 SMALL = dict(RankExplorer=dict(width=16, depth=4), ThresholdExplorer=dict(width=16, trials=1),
              PathExplorer=dict(width=8, depth=4), GateExplorer=dict(samples=200),
-             FreezeExplorer=dict(depth=1, dim=16, train_size=64, epochs=2, t_freeze=1))
+             FreezeExplorer=dict(depth=1, dim=16, train_size=32, epochs=1, t_freeze=1))
 CLASSES = dict(RankExplorer=RankExplorer, ThresholdExplorer=ThresholdExplorer, PathExplorer=PathExplorer,
                GateExplorer=GateExplorer, FreezeExplorer=FreezeExplorer)
 UNWRITABLE = "/proc/autonorm-explorer-export"       # /proc refuses new folders, also for root
@@ -142,7 +142,7 @@ CASES += [
         ("method='adanorm'", "'autonorm_s'")),
     Bad("FreezeExplorer()", "τ ≤ 0", lambda: FreezeExplorer(background=False, tau=0.0), ("tau=0.0",)),
     Bad("FreezeExplorer.apply", "T_freeze beyond epochs", lambda: live("FreezeExplorer").apply(t_freeze=5),
-        ("t_freeze=5 is beyond epochs=2",)),
+        ("t_freeze=5 is beyond epochs=1", "[1, 1]")),
 ]
 
 # ---------------------------------------------------------------- Export into a folder that cannot be written
