@@ -36,7 +36,8 @@ from .spectra import ACTIVATION_DERIVATIVES, erank_from_svals
 from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights, ACTIVATION_FUNCTIONS
 
 # %% auto #0
-__all__ = ['norm_forward', 'norm_jvp', 'block_step', 'input_generator', 'sample_inputs', 'representation_svals', 'rank_profile']
+__all__ = ['JACOBIAN_SPECTRA', 'PROFILE_COLUMNS', 'norm_forward', 'norm_jvp', 'block_step', 'input_generator', 'sample_inputs',
+           'representation_svals', 'jacobian_svals', 'profile_bytes', 'rank_profile_steps', 'rank_profile']
 
 # %% ../nbs/12_propagation.ipynb #807673af
 from .norm_registry import normalize
@@ -133,50 +134,119 @@ def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tenso
     lam = torch.linalg.eigvalsh(torch.cat([G, Gc]) if centered else G)        # [2D or D, r], ascending
     return lam.clamp_min(0).sqrt().flip(-1)
 
+# %% ../nbs/12_propagation.ipynb #bda6d707
+from functools import partial
+from typing import Callable, Iterator
+
+from .utils import check_bool, check_choice, check_memory, check_type
+
+JACOBIAN_SPECTRA = ("svd", "gram")   # how the Jacobian's singular values are found (see `jacobian_svals`)
+
+def jacobian_svals(Ps: torch.Tensor, method: str = "svd") -> torch.Tensor:
+    "Singular values [..., d] (descending) of Jacobian products Ps [..., d, d]: `svdvals`, or √eigvalsh(PᵀP)."
+    check_choice("jacobian_spectrum", method, JACOBIAN_SPECTRA)
+    if method == "svd": return torch.linalg.svdvals(Ps)
+    return torch.linalg.eigvalsh(Ps.mT @ Ps).clamp_min(0).sqrt().flip(-1)         # λ(PᵀP) = σ², ascending
+
+# %% ../nbs/12_propagation.ipynb #606b8547
+def profile_bytes(cfg: ResMLPConfig, n_samples: int, n_jacobian_inputs: int, sample: bool = True) -> int:
+    "Bytes a profile holds at once: stored streams and Jacobian products, the hidden layer, the weights (if sampled)."
+    d, L, m, n, k = cfg.width, cfg.depth, cfg.hidden, n_samples, n_jacobian_inputs
+    weights = L * m * d * (2 if cfg.branch == "two" else 1) if sample else 0
+    return 8 * ((L + 1) * (n * d + k * d * d) + 2 * n * m + 2 * k * m * d + weights)
+
+def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int = 1, seed: int = 0,
+                       device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True,
+                       centered: bool = True, jacobian_spectrum: str = "svd"
+                       ) -> Iterator[tuple[Callable[[], pd.DataFrame], float]]:
+    """`rank_profile` block by block: after block ℓ yield (a function building the profile of depths 0..ℓ, ℓ/L).
+    Every argument is checked here, before the first block; `jacobian_spectrum` is "svd" or "gram"."""
+    check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
+    cfg.validate()
+    n = check_int("n_samples", n_samples, 1)
+    k = check_int("n_jacobian_inputs", n_jacobian_inputs, 0, n)
+    representation, centered = check_bool("representation", representation), check_bool("centered", centered)
+    check_choice("jacobian_spectrum", jacobian_spectrum, JACOBIAN_SPECTRA)
+    if weights is not None: check_type("weights", weights, ResMLPWeights, "from sample_weights(cfg), or None")
+    check_memory(f"rank_profile(width={cfg.width}, depth={cfg.depth}, n_samples={n}, n_jacobian_inputs={k})",
+                 profile_bytes(cfg, n, k, sample=weights is None))
+    dev = resolve_device(device)
+    H = sample_inputs(n, cfg.width, seed, dev)                                # [n, d]
+    w = sample_weights(cfg, dev) if weights is None else weights.check_matches(cfg)
+    if w.up.device.type != dev.type: w = w.to(dev)                        # reuse weights already on this device type
+    spectra = dict(representation=representation, centered=centered, jacobian_spectrum=jacobian_spectrum)
+    return _profile_blocks(cfg, w, H, k, seed, dev, **spectra)
+
+# %% ../nbs/12_propagation.ipynb #ccc03cfd
+def _profile_columns(Hs, Ps, log_norm, ratio, representation: bool, centered: bool, jacobian_spectrum: str) -> dict:
+    "The profile's columns for a run of D depths: streams Hs [D, n, d], Jacobian products Ps [D, k, d, d]."
+    D, n, d = Hs.shape
+    cols = {}
+    if representation:
+        sv_rep = representation_svals(Hs, centered)                           # [2D or D, min(n, d)]
+        er_rep = erank_from_svals(sv_rep) / min(n, d)
+        sq = sv_rep[:D] ** 2
+        cols.update(representation_erank=er_rep[:D], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
+        if centered: cols.update(representation_erank_centered=er_rep[D:])
+    cols.update(mean_spike=Hs.mean(1).norm(dim=-1), branch_skip_ratio=ratio, stream_norm=Hs.norm(dim=-1).mean(1))
+    if Ps.shape[1]:
+        er_j = erank_from_svals(jacobian_svals(Ps, jacobian_spectrum)) / d     # [D, k]
+        cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False),
+                    jacobian_log_norm=(log_norm + 0.5 * math.log(d)).mean(1))
+    return cols
+
+# %% ../nbs/12_propagation.ipynb #8127c69c
+PROFILE_COLUMNS = ("depth", "jacobian_erank", "jacobian_erank_std", "jacobian_log_norm", "representation_erank",
+                   "representation_erank_centered", "top_sv_share", "mean_spike", "branch_skip_ratio", "stream_norm")
+
+def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_spectrum):
+    "The loop of `rank_profile_steps`, its arguments checked: stream and Jacobian products, spectra on demand."
+    d, L, n = cfg.width, cfg.depth, H.shape[0]
+    f64 = dict(dtype=torch.float64, device=dev)
+    Hs = torch.empty(L + 1, n, d, **f64)                                     # streams h_0..h_L
+    Ps = torch.empty(L + 1, k, d, d, **f64)                                  # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F
+    P = torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d)
+    Hs[0], Ps[0] = H, P
+    log_norm = torch.zeros(L + 1, k, **f64)                                   # log ‖∂h_ℓ/∂h_0‖_F - ½ log d
+    ratio = torch.full((L + 1,), float("nan"), **f64)                        # ρ_ℓ, NaN at ℓ = 0
+    cols: dict[str, np.ndarray] = {}                                          # spectra of depths 0..have-1
+    have = 0
+    def profile(upto: int) -> pd.DataFrame:
+        "The profile of depths 0..upto (the spectra of depths not done yet in one batch)."
+        nonlocal have
+        if upto >= have:
+            new = _profile_columns(Hs[have:upto + 1], Ps[have:upto + 1], log_norm[have:upto + 1],
+                                   ratio[have:upto + 1], representation, centered, jacobian_spectrum)
+            for c, v in new.items():
+                v = v.cpu().numpy()
+                cols[c] = v if c not in cols else np.concatenate([cols[c][:have], v])
+            have = upto + 1
+        df = pd.DataFrame({"depth": np.arange(upto + 1), **{c: cols[c][: upto + 1].copy()
+                                                             for c in PROFILE_COLUMNS if c in cols}})
+        df.attrs.update(config=dict(vars(cfg)), n_samples=n, n_jacobian_inputs=k, seed=seed, device=str(dev),
+                        total_depth=L)
+        return df
+    h_norm = H.norm(dim=-1)                                                   # [n]
+    for l in range(L):
+        H, branch, P = block_step(cfg, w.up[l], None if w.down is None else w.down[l], H, P if k else None)
+        ratio[l + 1] = (branch.norm(dim=-1) / h_norm).mean()
+        h_norm = H.norm(dim=-1)
+        Hs[l + 1] = H
+        if k:
+            fro = P.norm(dim=(-2, -1))                                        # [k]
+            P = P / fro[:, None, None]
+            Ps[l + 1] = P
+            log_norm[l + 1] = log_norm[l] + fro.log()
+        yield partial(profile, l + 1), (l + 1) / L
+
 # %% ../nbs/12_propagation.ipynb #8551bddd
 def rank_profile(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int = 1, seed: int = 0,
                  device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True,
                  centered: bool = True) -> pd.DataFrame:
     "Jacobian and representation effective ranks, spike, branch-to-skip ratio at every depth 0..L, in one pass."
-    cfg.validate()
-    n = check_int("n_samples", n_samples, 1)
-    k = check_int("n_jacobian_inputs", n_jacobian_inputs, 0, n)
-    dev = resolve_device(device)
-    w = sample_weights(cfg, dev) if weights is None else weights.check_matches(cfg)
-    if w.up.device.type != dev.type: w = w.to(dev)                        # reuse weights already on this device type
-    d, L = cfg.width, cfg.depth
-    H = sample_inputs(n, d, seed, dev)                                        # [n, d]
-    Hs = torch.empty(L + 1, n, d, dtype=torch.float64, device=dev); Hs[0] = H
-    Ps = torch.empty(L + 1, k, d, d, dtype=torch.float64, device=dev)
-    P = torch.eye(d, dtype=torch.float64, device=dev).expand(k, d, d) / math.sqrt(d)
-    Ps[0] = P
-    log_norm = torch.zeros(L + 1, k, dtype=torch.float64, device=dev)
-    ratio = torch.full((L + 1,), float("nan"), dtype=torch.float64, device=dev)
-    h_norm = H.norm(dim=-1)                                                   # [n]
-    for l in range(L):
-        H, branch, P = block_step(cfg, w.up[l], None if w.down is None else w.down[l], H, P if k else None)
-        ratio[l + 1] = (branch.norm(dim=-1) / h_norm).mean()
-        h_norm = H.norm(dim=-1); Hs[l + 1] = H
-        if k:
-            fro = P.norm(dim=(-2, -1))                                        # [k]
-            P = P / fro[:, None, None]; Ps[l + 1] = P
-            log_norm[l + 1] = log_norm[l] + fro.log()
-    mean = Hs.mean(1)                                                         # [L+1, d]
-    cols = dict(depth=np.arange(L + 1))
-    if representation:
-        sv_rep = representation_svals(Hs, centered)                           # [2(L+1) or L+1, min(n, d)]
-        er_rep = erank_from_svals(sv_rep) / min(n, d)
-        sq = sv_rep[: L + 1] ** 2
-        cols.update(representation_erank=er_rep[: L + 1], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
-        if centered: cols.update(representation_erank_centered=er_rep[L + 1:])
-    cols.update(mean_spike=mean.norm(dim=-1), branch_skip_ratio=ratio, stream_norm=Hs.norm(dim=-1).mean(1))
-    if k:
-        er_j = erank_from_svals(torch.linalg.svdvals(Ps)) / d                 # [L+1, k]
-        cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False),
-                    jacobian_log_norm=(log_norm + 0.5 * math.log(d)).mean(1))
-    df = pd.DataFrame({c: (v.cpu().numpy() if torch.is_tensor(v) else v) for c, v in cols.items()})
-    order = ["depth", "jacobian_erank", "jacobian_erank_std", "jacobian_log_norm", "representation_erank",
-             "representation_erank_centered", "top_sv_share", "mean_spike", "branch_skip_ratio", "stream_norm"]
-    df = df[[c for c in order if c in df]]
-    df.attrs.update(config=dict(vars(cfg)), n_samples=n, n_jacobian_inputs=k, seed=seed, device=str(dev))
+    steps = rank_profile_steps(cfg, n_samples, n_jacobian_inputs, seed, device, weights,
+                               representation=representation, centered=centered)
+    for build, _ in steps: pass                                              # depth >= 1: at least one block
+    df = build()
+    del df.attrs["total_depth"]
     return df

@@ -10,15 +10,21 @@ bare computation at the defaults (`rank_profile` alone, the floor an explorer ca
 At d=256/L=64 and d=512/L=128 we time β changes (weights already sampled): the time to the first paint (the
 first render of that request: partial curves) and to completion.
 
-Before/after: `--before PATH` names a tree with an older `autonorm_explorer` package (e.g. one extracted with
-`git archive main autonorm_explorer | tar -x -C /tmp/main`); each measurement then runs for both trees in
-fresh subprocesses, alternating, pinned to the same single core, and the table puts them side by side.
+Before/after in one run: by default the package of git ref `main` (extracted with `git archive` into a temporary
+folder) is "before" and this tree is "after"; `--before PATH` names another tree, `--before-ref ''` measures this
+tree only. Each measurement runs for both trees in fresh subprocesses, alternating, pinned with `taskset` to the
+same single core; every row prints the load average (1 min) when it was measured, since other work on the machine
+shifts all numbers.
 
-    .venv/bin/python benchmarks/bench_widgets.py                       # this tree only
-    .venv/bin/python benchmarks/bench_widgets.py --before /tmp/main    # before/after, same run
+The bare computation is what the explorer of that tree computes, alone, on the main thread: `rank_profile(cfg,
+centered=False)` before, `rank_profile_steps(..., centered=False, jacobian_spectrum="gram")` run to the end after
+(that is what the explorer runs); `rank_profile` (SVD) is timed for both as the common reference.
+
+    .venv/bin/python benchmarks/bench_widgets.py                       # main vs this tree
+    .venv/bin/python benchmarks/bench_widgets.py --before /tmp/main    # another tree as "before"
     .venv/bin/python benchmarks/bench_widgets.py --quick               # defaults only
 """
-import argparse, json, os, statistics, subprocess, sys, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
@@ -36,11 +42,30 @@ def mixed_changes() -> list[tuple[str, object]]:
             ("activation", "relu")] + drag(1.25, 0.75, 4))
 
 
+CORE = min(os.sched_getaffinity(0))          # the one core every child runs on
+
+
 def pin_one_core():
-    "Run on one core (the lowest this process may use): the targets are for one core."
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    "One core (taskset already pinned a child; this also covers runs without taskset) and one torch thread."
+    os.sched_setaffinity(0, {CORE})
     import torch
     torch.set_num_threads(1)
+
+
+def load_avg() -> float:
+    "The 1-minute load average of the machine."
+    return os.getloadavg()[0]
+
+
+def extract_ref(ref: str) -> Path:
+    "The package of git `ref` in a temporary folder (removed at exit)."
+    tmp = Path(tempfile.mkdtemp(prefix="bench-before-"))
+    import atexit
+    atexit.register(shutil.rmtree, tmp, True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "autonorm_explorer"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    return tmp
 
 
 def render_log(ex) -> list:
@@ -52,23 +77,45 @@ def render_log(ex) -> list:
     return log
 
 
-def bare_ms(width: int, depth: int, reps: int = 7) -> float:
-    "The floor: `rank_profile` alone at (width, depth), weights already sampled, main thread, no explorer."
-    from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
-    from autonorm_explorer.propagation import rank_profile
-    cfg = ResMLPConfig(width=width, depth=depth); w = sample_weights(cfg)
-    rank_profile(cfg, n_samples=128, weights=w, centered=False)
+def explorer_compute(cfg, w):
+    "What this tree's RankExplorer computes for `cfg`, as a function of nothing (no explorer, main thread)."
+    from autonorm_explorer import propagation
+    if not hasattr(propagation, "rank_profile_steps"):                    # before: rank_profile, SVD
+        return lambda: propagation.rank_profile(cfg, n_samples=128, weights=w, centered=False)
+    from autonorm_explorer.widgets import RankExplorer
+    def run():
+        for build, _ in propagation.rank_profile_steps(cfg, n_samples=128, weights=w, centered=False,
+                                                       jacobian_spectrum=RankExplorer.JACOBIAN_SPECTRUM):
+            pass
+        return build()
+    return run
+
+
+def median_ms(fn, reps: int = 7) -> float:
+    fn()
     ts = []
     for _ in range(reps):
-        t = time.perf_counter(); rank_profile(cfg, n_samples=128, weights=w, centered=False)
+        t = time.perf_counter()
+        fn()
         ts.append(1e3 * (time.perf_counter() - t))
     return statistics.median(ts)
+
+
+def bare_ms(width: int, depth: int, reps: int = 7) -> tuple[float, float]:
+    "The floor (this tree's explorer computation alone) and `rank_profile` (SVD) at (width, depth), weights reused."
+    from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
+    from autonorm_explorer.propagation import rank_profile
+    cfg = ResMLPConfig(width=width, depth=depth)
+    w = sample_weights(cfg)
+    floor = median_ms(explorer_compute(cfg, w), reps)
+    svd = median_ms(lambda: rank_profile(cfg, n_samples=128, weights=w, centered=False), reps)
+    return floor, svd
 
 
 def child_defaults() -> dict:
     "Mixed sequence at d=128, L=32: latency per change and its split."
     from autonorm_explorer.widgets import RankExplorer
-    floor = bare_ms(128, 32)
+    floor, svd = bare_ms(128, 32)
     ex = RankExplorer(width=128, depth=32); assert ex.wait(600), ex.error
     rows = []
     for key, value in mixed_changes():
@@ -81,16 +128,24 @@ def child_defaults() -> dict:
                          overhead=lat - tm["compute_ms"] - tm["draw_ms"]))
     full = ex.live.full_draws
     ex.close()
-    return dict(rows=rows, bare=floor, full_draws=full)
+    return dict(rows=rows, bare=floor, svd=svd, full_draws=full)
 
 
 def child_large(width: int, depth: int, changes: int) -> dict:
     "β changes at (width, depth), weights reused: time to the first render of the request and to completion."
     from autonorm_explorer.widgets import RankExplorer
+    from autonorm_explorer.widget_core import LiveFigure
+    log, orig = [], LiveFigure.render
+    def logged(self, *a, **kw):
+        out = orig(self, *a, **kw)
+        log.append(time.perf_counter())
+        return out
+    LiveFigure.render = logged                      # every render of every figure, from the first one on
     t0 = time.perf_counter()
-    ex = RankExplorer(width=width, depth=depth); assert ex.wait(900), ex.error
+    ex = RankExplorer(width=width, depth=depth)
+    assert ex.wait(900), ex.error
     build = time.perf_counter() - t0
-    log = render_log(ex)
+    build_first = log[0] - t0 if log else float("nan")   # new size: weights not sampled before
     first, done = [], []
     for b in np.geomspace(0.8, 1.25, changes):
         n0 = len(log); t0 = time.perf_counter()
@@ -98,15 +153,16 @@ def child_large(width: int, depth: int, changes: int) -> dict:
         assert ex.wait(900), ex.error
         done.append(1e3 * (time.perf_counter() - t0)); first.append(1e3 * (log[n0] - t0))
     ex.close()
-    return dict(first=statistics.median(first), done=statistics.median(done), build_s=build,
-                renders_per_change=(len(log)) / changes)
+    return dict(first=statistics.median(first), done=statistics.median(done), build_s=build, build_first=build_first,
+                renders_per_change=(len(log)) / changes, load=load_avg())
 
 
 def run_child(tree: Path, what: list) -> dict:
     "Run one measurement in a fresh interpreter that imports the package from `tree`."
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(what)], env=env, capture_output=True,
-                         text=True, timeout=1800)
+    cmd = [sys.executable, __file__, "--child", json.dumps(what)]
+    if shutil.which("taskset"): cmd = ["taskset", "-c", str(CORE)] + cmd
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
     if out.returncode != 0: raise RuntimeError(f"benchmark child for {tree} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -118,12 +174,13 @@ def summarize(d: dict) -> dict:
                 draw=med("draw"), overhead=med("overhead"), bare=d["bare"], ratio=statistics.median(lat) / d["bare"],
                 beta=statistics.median(r["latency"] for r in rows if r["key"] == "beta"),
                 switch=statistics.median(r["latency"] for r in rows if r["key"] != "beta"),
-                full_draws=d["full_draws"], changes=len(rows))
+                full_draws=d["full_draws"], changes=len(rows), svd=d["svd"], load=d["load"])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, help="a tree holding the older autonorm_explorer package to compare")
+    ap.add_argument("--before-ref", default="main", help="git ref whose package is 'before' ('' = none)")
     ap.add_argument("--quick", action="store_true", help="only the defaults (d=128, L=32)")
     ap.add_argument("--large-only", action="store_true", help="only the large sizes")
     ap.add_argument("--large-changes", type=int, default=2, help="β changes timed at each large size")
@@ -134,8 +191,10 @@ def main():
         pin_one_core(); what = json.loads(args.child)
         res = child_defaults() if what[0] == "defaults" else child_large(*what[1:])
         print(json.dumps(res)); return
-    trees = ([("before", args.before.resolve())] if args.before else []) + [("after", ROOT)]
-    print("RankExplorer latency, one core, n = 128 inputs; each cell measured in a fresh process per tree")
+    before = args.before.resolve() if args.before else (extract_ref(args.before_ref) if args.before_ref else None)
+    trees = ([("before", before)] if before else []) + [("after", ROOT)]
+    print(f"RankExplorer latency, one core (taskset -c {CORE}), n = 128 inputs; each cell measured in a fresh "
+          f"process per tree; before = {args.before or args.before_ref or '-'}, after = this tree")
     if not args.large_only: defaults(trees, args.rounds)
     if not args.quick: large(trees, args.large_changes)
 
@@ -143,33 +202,41 @@ def main():
 def defaults(trees, rounds: int):
     "The mixed sequence, `rounds` times per tree, trees alternating (before, after, before, ...), pooled."
     runs = {name: [] for name, _ in trees}
+    loads = {name: [] for name, _ in trees}
     for _ in range(rounds):
-        for name, tree in trees: runs[name].append(run_child(tree, ["defaults"]))
-    res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]], bare=statistics.median(run["bare"] for run in rs),
-                                full_draws=max(run["full_draws"] for run in rs))) for name, rs in runs.items()}
+        for name, tree in trees:
+            runs[name].append(run_child(tree, ["defaults"]))
+            loads[name].append(load_avg())
+    res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]],
+                                bare=statistics.median(run["bare"] for run in rs),
+                                svd=statistics.median(run["svd"] for run in rs),
+                                full_draws=max(run["full_draws"] for run in rs), load=max(loads[name])))
+           for name, rs in runs.items()}
     print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes ({rounds} runs pooled) "
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
-            ("ratio", "median/bare")]
-    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'full draws':>12}")
+            ("ratio", "median/bare"), ("svd", "rank_profile")]
+    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'full draws':>12}{'load':>7}")
     for name, _ in trees:
         r = res[name]
         print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
-              + f"{r['full_draws']:>12}")
+              + f"{r['full_draws']:>12}{r['load']:>7.1f}")
     print("target: median <= 100 ms, p90 <= 150 ms")
 
 
 def large(trees, changes: int):
     print(f"\nLarge sizes, β changes (weights already sampled), median of {changes}:")
-    print(f"{'':8}{'d':>5}{'L':>5}{'first paint':>14}{'complete':>12}{'renders/change':>16}{'build':>9}")
+    print(f"{'':8}{'d':>5}{'L':>5}{'first paint':>14}{'complete':>12}{'renders/change':>16}"
+          f"{'new size: first paint':>23}{'complete':>10}{'load':>7}")
     for width, depth in LARGE:
         for name, tree in trees:
             r = run_child(tree, ["large", width, depth, changes])
             print(f"{name:8}{width:>5}{depth:>5}{r['first']:>12.0f}ms{r['done']:>10.0f}ms"
-                  f"{r['renders_per_change']:>16.1f}{r['build_s']:>8.1f}s", flush=True)
-    print("target: first partial curves within 150 ms at any size. build = explorer created until first figure"
-          "\n(includes sampling the weights). The load on the machine shifts all rows; compare within a size.")
+                  f"{r['renders_per_change']:>16.1f}{r['build_first']:>22.1f}s{r['build_s']:>9.1f}s{r['load']:>7.1f}",
+                  flush=True)
+    print("target: first partial curves within 150 ms at any size. new size = explorer created at this size: its first"
+          "\nframe and its complete figure (includes drawing the weights). The load shifts all rows; compare within a size.")
 
 
 if __name__ == "__main__":

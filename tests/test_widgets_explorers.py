@@ -28,7 +28,7 @@ def rank():
 def test_rank_plots_what_rank_profile_computes(rank):
     rank.apply(**RANK_PRESET_BASE, **SMALL); assert rank.wait(120)
     ref = rank_profile(ResMLPConfig(**rank.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
-    np.testing.assert_allclose(drawn(rank, "jacobian"), ref.jacobian_erank, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(drawn(rank, "jacobian"), ref.jacobian_erank, rtol=0, atol=1e-6)  # Gram route vs SVD
     np.testing.assert_allclose(drawn(rank, "representation"), ref.representation_erank, rtol=0, atol=1e-12)
     np.testing.assert_allclose(drawn(rank, "ratio"), ref.branch_skip_ratio[1:], rtol=1e-12)
 
@@ -135,7 +135,7 @@ def test_stale_results_are_never_drawn_over_newer_ones():
     assert drawn_log == [0.5], drawn_log
     assert ex.stale_dropped >= 1 and ex.drawn_generation == ex.generation
     ref = rank_profile(ResMLPConfig(**ex.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
-    np.testing.assert_allclose(drawn(ex, "jacobian"), ref.jacobian_erank, atol=1e-12)
+    np.testing.assert_allclose(drawn(ex, "jacobian"), ref.jacobian_erank, atol=1e-6)  # Gram route vs SVD
 
 
 def test_controls_do_not_block_while_computing():
