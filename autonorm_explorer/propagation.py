@@ -82,12 +82,14 @@ def block_step(cfg: ResMLPConfig, up, down, H: torch.Tensor, P: Optional[torch.T
     if cfg.placement == "pre":
         y, s = norm_forward(H, cfg.norm, cfg.eps)
         f, dsig = _branch(cfg, up, down, y)
-        branch = b * f; Hn = H + branch
+        branch = b * f
+        Hn = H + branch
         if k: P = P + b * _branch_jvp(cfg, up, down, dsig[:k], norm_jvp(y[:k], s[:k], P, cfg.norm, cfg.projection))
     elif cfg.placement == "output":
         f, dsig = _branch(cfg, up, down, H)
         y, s = norm_forward(f, cfg.norm, cfg.eps)
-        branch = b * y; Hn = H + branch
+        branch = b * y
+        Hn = H + branch
         if k: P = P + b * norm_jvp(y[:k], s[:k], _branch_jvp(cfg, up, down, dsig[:k], P), cfg.norm, cfg.projection)
     elif cfg.placement == "post":
         f, dsig = _branch(cfg, up, down, H)
@@ -96,7 +98,8 @@ def block_step(cfg: ResMLPConfig, up, down, H: torch.Tensor, P: Optional[torch.T
         if k: P = norm_jvp(Hn[:k], s[:k], P + b * _branch_jvp(cfg, up, down, dsig[:k], P), cfg.norm, cfg.projection)
     else:
         f, dsig = _branch(cfg, up, down, H)
-        branch = b * f; Hn = H + branch
+        branch = b * f
+        Hn = H + branch
         if k: P = P + b * _branch_jvp(cfg, up, down, dsig[:k], P)
     return Hn, branch, (P if k else None)
 
