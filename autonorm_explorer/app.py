@@ -11,13 +11,15 @@ from pathlib import Path
 import ipywidgets as W
 from ipywidgets.widgets.widget import CallbackDispatcher
 
+from .cli import run_cli
+from .resources import shipped_path
 from .utils import check_choice, check_int
 from .widget_core import Explorer
 
 # %% auto #0
 __all__ = ['EXPLORER_MODULES', 'DEFAULT_LINK_EXPLORER', 'CULL_IDLE_S', 'CULL_INTERVAL_S', 'PAGE_EXTENSIONS', 'explorer_classes',
            'linked_explorer', 'with_explorer', 'export_files', 'download_links', 'serve_downloads', 'AppPage',
-           'voila_command', 'app_main']
+           'voila_command', 'app_parser', 'app_main']
 
 # %% ../nbs/72_app.ipynb #eca59c49
 EXPLORER_MODULES = ("widgets", "gate_widgets")     # package modules that define explorers
@@ -166,17 +168,26 @@ def voila_command(notebook: str | Path, port: int, ip: str = "127.0.0.1", cull_i
             "--MappingKernelManager.cull_connected=True"]
 
 # %% ../nbs/72_app.ipynb #edd037fb
-def app_main(argv: list[str] | None = None) -> int:
-    "Console entry point `autonorm-app`: serve the explorers app with Voilà and print its address."
-    ap = argparse.ArgumentParser(prog="autonorm-app", description=app_main.__doc__)
+def app_parser() -> argparse.ArgumentParser:
+    "The arguments of `autonorm-app`."
+    ap = argparse.ArgumentParser(prog="autonorm-app", description="Serve the explorers app with Voilà.")
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8866), help="port (default: $PORT or 8866)")
     ap.add_argument("--ip", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    ap.add_argument("--notebook", default="nbs/app.ipynb", help="the app notebook (default: nbs/app.ipynb)")
+    ap.add_argument("--notebook", default=None, help="the app notebook (default: the one shipped with the package)")
     ap.add_argument("--cull-idle", type=int, default=CULL_IDLE_S, help=f"seconds before an idle visitor's kernel "
                     f"is shut down (default: {CULL_IDLE_S})")
-    a = ap.parse_args(argv)
-    if not Path(a.notebook).exists(): raise SystemExit(f"notebook={a.notebook!r} does not exist; run from the checkout")
-    cmd = voila_command(a.notebook, a.port, a.ip, a.cull_idle)
+    return ap
+
+# %% ../nbs/72_app.ipynb #edd037fc
+def _serve(a: argparse.Namespace) -> int:
+    "Print the app's address, then become the Voilà process that serves it."
+    notebook = Path(a.notebook) if a.notebook else shipped_path("notebooks", "app.ipynb").resolve()
+    if not notebook.is_file(): raise FileNotFoundError(f"notebook={str(notebook)!r} does not exist")
+    cmd = voila_command(notebook, a.port, a.ip, a.cull_idle)
     print(f"App: http://{a.ip}:{a.port}/  (try http://{a.ip}:{a.port}/?explorer=rank&placement=post&beta=0.5)\n"
           f"Idle visitors' kernels are shut down after {a.cull_idle} s. Stop with Ctrl-C.", flush=True)
     os.execv(cmd[0], cmd)
+
+def app_main(argv: list[str] | None = None) -> int:
+    "Console entry point `autonorm-app`: serve the explorers app with Voilà and print its address."
+    return run_cli(app_parser(), _serve, argv)

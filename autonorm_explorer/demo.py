@@ -1,5 +1,4 @@
-"""`autonorm-demo` runs the landing tour, two tutorials, a small sweep and its report;
-`autonorm-explorer notebooks DIR` copies the shipped notebooks somewhere editable.
+"""`autonorm-demo` runs the landing tour, two tutorials, a small sweep and its report.
 
 `make demo` calls `autonorm-demo`: it runs the landing notebook's tour and the two reproduction
 tutorials headlessly, each into `runs/demo/notebooks/`, then the `cpu-small` sweep (two workers) and
@@ -14,13 +13,13 @@ from __future__ import annotations
 import argparse, os, time
 from pathlib import Path
 
-from .resources import copy_notebooks, shipped_path
-from .runner import PROJECT_KERNEL, notebook_parameters, run_cli, run_notebook
+from .cli import run_cli
+from .resources import shipped_path
+from .runner import PROJECT_KERNEL, notebook_parameters, run_notebook
 from .sweep import run_sweep
 
 # %% auto #0
-__all__ = ['DEMO_TUTORIALS', 'demo_notebooks', 'run_demo', 'demo_experiments', 'demo_parser', 'demo_main', 'explorer_parser',
-           'explorer_main']
+__all__ = ['DEMO_TUTORIALS', 'demo_notebooks', 'run_demo', 'demo_experiments', 'demo_parser', 'demo_main']
 
 # %% ../nbs/56_demo.ipynb #631b97cc
 DEMO_TUTORIALS = ("rank_claims", "autonorm_digits")   # a few minutes each on 2 cores; the others run with papermill
@@ -95,22 +94,3 @@ def _demo(a: argparse.Namespace) -> int:
 def demo_main(argv: list[str] | None = None) -> int:
     "Console entry point `autonorm-demo`: run the demo job and print where its outputs are."
     return run_cli(demo_parser(), _demo, argv)
-
-# %% ../nbs/56_demo.ipynb #2b9b559a
-def explorer_parser() -> argparse.ArgumentParser:
-    "The arguments of `autonorm-explorer`."
-    ap = argparse.ArgumentParser(prog="autonorm-explorer", description="Getting started with autonorm_explorer.")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    nb = sub.add_parser("notebooks", help="copy the course, tutorials, experiments and explorers into DIR")
-    nb.add_argument("dir", metavar="DIR", help="folder to copy them into (created if missing)")
-    nb.add_argument("--force", action="store_true", help="overwrite files that are already there")
-    return ap
-
-def _explorer(a: argparse.Namespace) -> int:
-    "Run the `autonorm-explorer` subcommand `a.cmd`."
-    copy_notebooks(a.dir, force=a.force)    # `notebooks`, the only subcommand so far
-    return 0
-
-def explorer_main(argv: list[str] | None = None) -> int:
-    "Console entry point `autonorm-explorer`: `notebooks DIR [--force]` copies the shipped notebooks."
-    return run_cli(explorer_parser(), _explorer, argv)

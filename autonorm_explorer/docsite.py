@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 
+from .cli import run_cli
 from .utils import check_choice, atomic_write_text
 from .runner import default_kernel, notebook_parameters
 
@@ -20,7 +21,7 @@ from .runner import default_kernel, notebook_parameters
 __all__ = ['DEMO_ONLY', 'SECTION_TITLES', 'WIDGET_VIEW', 'LIVE_NOTE', 'DIRECTIVE', 'CONF_PY', 'repository_url', 'launch_links',
            'notebook_text', 'course_order', 'library_notebooks', 'site_sections', 'code_cells', 'same_code', 'ran_from',
            'demo_copy', 'source_key', 'execute', 'executed_notebooks', 'widget_models', 'widget_snapshot',
-           'page_notebook', 'module_page', 'toctree', 'figures_page', 'build_site', 'docs_main']
+           'page_notebook', 'module_page', 'toctree', 'figures_page', 'build_site', 'docs_parser', 'docs_main']
 
 # %% ../nbs/71_docsite.ipynb #3e67566f
 def repository_url(pyproject: str | Path = "pyproject.toml") -> str:
@@ -332,15 +333,23 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     return summary
 
 # %% ../nbs/71_docsite.ipynb #690001f0
-def docs_main(argv: list[str] | None = None) -> int:
-    "Console entry point `autonorm-docs`: build the site and print where it is."
-    ap = argparse.ArgumentParser(prog="autonorm-docs", description=docs_main.__doc__)
+def docs_parser() -> argparse.ArgumentParser:
+    "The arguments of `autonorm-docs`."
+    ap = argparse.ArgumentParser(prog="autonorm-docs", description="Build the documentation site and print where it is.")
     ap.add_argument("--out", default="site", help="output folder (default: site)")
     ap.add_argument("--demo", default="runs/demo", help="output of make demo to reuse (default: runs/demo)")
     ap.add_argument("--build", default="build/docs", help="work folder: executed copies, Sphinx sources")
     ap.add_argument("--figures", default="full", choices=["full", "small", "none"], help="grid of the movable figures")
     ap.add_argument("--quick", action="store_true", help="run missing notebooks with IN_TEST=1 (smaller)")
     ap.add_argument("--workers", type=int, default=2, help="notebooks executed at once (default: 2)")
-    a = ap.parse_args(argv)
+    return ap
+
+# %% ../nbs/71_docsite.ipynb #690001f1
+def _build(a: argparse.Namespace) -> int:
+    "Build the site as `a` says."
     build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers)
     return 0
+
+def docs_main(argv: list[str] | None = None) -> int:
+    "Console entry point `autonorm-docs`: build the site and print where it is."
+    return run_cli(docs_parser(), _build, argv)

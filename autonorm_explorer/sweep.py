@@ -43,9 +43,9 @@ class Grid:
 
 # %% ../nbs/53_sweep.ipynb #3428e0a2
 def shipped_grids_dir() -> Path:
-    "Folder of the grids shipped with the repository (`nbs/experiments/grids`)."
-    import autonorm_explorer
-    return Path(autonorm_explorer.__file__).resolve().parent.parent / "nbs" / "experiments" / "grids"
+    "Folder of the grids shipped with the package (`experiments/grids` among its notebooks)."
+    from autonorm_explorer.resources import shipped_path
+    return shipped_path("notebooks", "experiments", "grids")
 
 def _read_grid_file(path: Path) -> dict:
     "Parse TOML (`.toml`) or YAML (`.yaml`/`.yml`) into a dict."
