@@ -40,6 +40,7 @@ __all__ = ['EXPLORER_MODULES', 'DEFAULT_LINK_EXPLORER', 'CULL_IDLE_S', 'CULL_INT
 # %% ../nbs/72_app.ipynb #eca59c49
 EXPLORER_MODULES = ("widgets", "gate_widgets")     # package modules that define explorers
 
+# %% ../nbs/72_app.ipynb #eca59cs1
 def explorer_classes() -> dict[str, type]:
     "Link name → explorer class, for every explorer the package's explorer modules define."
     for m in EXPLORER_MODULES:
@@ -56,6 +57,7 @@ def explorer_classes() -> dict[str, type]:
 # %% ../nbs/72_app.ipynb #78ef6402
 DEFAULT_LINK_EXPLORER = "rank"
 
+# %% ../nbs/72_app.ipynb #78ef64s1
 def linked_explorer(query: str) -> str | None:
     "The `explorer=` of a link query (`rank` if it has other keys but no explorer), None for an empty query."
     qs = (query or "").split("#", 1)[0].split("?", 1)[-1]
@@ -63,6 +65,7 @@ def linked_explorer(query: str) -> str | None:
     if not pairs: return None
     return pairs.get("explorer", DEFAULT_LINK_EXPLORER)
 
+# %% ../nbs/72_app.ipynb #78ef64s2
 def with_explorer(query: str, name: str) -> str:
     "`query` with `explorer=name` in front when it names no explorer (so `from_query` knows which one)."
     qs = (query or "").split("#", 1)[0].split("?", 1)[-1]
@@ -75,6 +78,7 @@ def export_files(ex: Explorer) -> dict[str, bytes]:
         folder = ex.export(d)
         return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
+# %% ../nbs/72_app.ipynb #d5f0d4s1
 def download_links(files: dict[str, bytes], prefix: str = "") -> str:
     "HTML: one download link per file, each carrying its bytes as a base64 `data:` URL."
     links = []
@@ -167,10 +171,13 @@ class AppPage:
 
 # %% ../nbs/72_app.ipynb #606f9b28
 CULL_IDLE_S = 900          # a visitor's kernel is shut down after this many seconds without interaction
+
 CULL_INTERVAL_S = 60       # how often idle kernels are looked for
+
 PAGE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8",
                    "ipyevents", "jupyterlab_pygments")   # what the page needs: widgets, mouse events, styles
 
+# %% ../nbs/72_app.ipynb #606f9bs1
 def voila_command(notebook: str | Path, port: int, ip: str = "127.0.0.1", cull_idle: int = CULL_IDLE_S,
                   cull_interval: int = CULL_INTERVAL_S) -> list[str]:
     "The Voilà command line that serves `notebook` for visitors (no code shown, idle kernels culled)."
@@ -209,6 +216,7 @@ def _serve(a: argparse.Namespace) -> int:
           f"Idle visitors' kernels are shut down after {a.cull_idle} s. Stop with Ctrl-C.", flush=True)
     os.execv(cmd[0], cmd)
 
+# %% ../nbs/72_app.ipynb #edd037s1
 def app_main(argv: list[str] | None = None) -> int:
     "Console entry point `autonorm-app`: serve the explorers app with Voilà and print its address."
     return run_cli(app_parser(), _serve, argv)

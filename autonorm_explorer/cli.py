@@ -46,6 +46,7 @@ def _explorer(a: argparse.Namespace) -> int:
     copy_notebooks(a.dir, force=a.force)    # `notebooks`, the only subcommand so far
     return 0
 
+# %% ../nbs/03_cli.ipynb #f4dde4s1
 def explorer_main(argv: list[str] | None = None) -> int:
     "Console entry point `autonorm-explorer`: `notebooks DIR [--force]` copies the shipped notebooks."
     return run_cli(explorer_parser(), _explorer, argv)

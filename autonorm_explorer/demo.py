@@ -17,6 +17,7 @@ from .cli import run_cli
 from .resources import shipped_path
 from .runner import PROJECT_KERNEL, notebook_parameters, run_notebook
 from .sweep import run_sweep
+from .utils import check_type
 
 # %% auto #0
 __all__ = ['DEMO_TUTORIALS', 'demo_notebooks', 'run_demo', 'demo_experiments', 'demo_parser', 'demo_main']
@@ -27,6 +28,7 @@ DEMO_TUTORIALS = ("rank_claims", "autonorm_digits")   # a few minutes each on 2 
 # %% ../nbs/56_demo.ipynb #3dde9e1a
 def demo_notebooks(nbs_path: str | os.PathLike = "nbs", tutorials=DEMO_TUTORIALS) -> list[Path]:
     "The notebooks the demo runs, in order: `index.ipynb`, then the named `tutorials/` notebooks that exist."
+    check_type("tutorials", tutorials, (list, tuple), "a list of tutorial names such as ['rank_claims']")
     nbs_path = Path(nbs_path)
     if not nbs_path.is_dir():
         raise FileNotFoundError(f"nbs_path={str(nbs_path)!r} is not a folder; run from the checkout, or copy the "
@@ -91,6 +93,7 @@ def _demo(a: argparse.Namespace) -> int:
         print(f"  reproduction report: {exp['report']} (figures in {exp['figures']})")
     return 0
 
+# %% ../nbs/56_demo.ipynb #88dd23s1
 def demo_main(argv: list[str] | None = None) -> int:
     "Console entry point `autonorm-demo`: run the demo job and print where its outputs are."
     return run_cli(demo_parser(), _demo, argv)

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 
 from .cli import run_cli
-from .utils import check_choice, atomic_write_text
+from .utils import check_choice, check_int, atomic_write_text
 from .runner import default_kernel, notebook_parameters
 
 # %% auto #0
@@ -52,6 +52,7 @@ def repository_url(pyproject: str | Path = "pyproject.toml") -> str:
                          "(the launch links are built from it)")
     return url
 
+# %% ../nbs/71_docsite.ipynb #3e6756s1
 def launch_links(repo_url: str, path: str, branch: str = "main") -> dict:
     "Binder and Colab URLs that open `path` (relative to the repository root) of `repo_url` at `branch`."
     owner_repo = repo_url.removeprefix("https://github.com/")
@@ -64,6 +65,7 @@ def notebook_text(path: str | Path) -> str:
     nb = nbformat.read(path, as_version=4)
     return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
+# %% ../nbs/71_docsite.ipynb #864726s1
 def course_order(paths: list[str], index_text: str) -> list[str]:
     "`paths` (relative, with .ipynb) sorted by first mention in `index_text`, unmentioned ones last by name."
     def first(p: str) -> int:
@@ -75,9 +77,11 @@ def course_order(paths: list[str], index_text: str) -> list[str]:
 
 # %% ../nbs/71_docsite.ipynb #3dd5f2ba
 DEMO_ONLY = ("experiments/report.ipynb",)   # shown only as `make demo` ran them (they need its sweep)
+
 SECTION_TITLES = {"course": "Course", "explorers": "Explorers", "tutorials": "Tutorials",
                   "reproduction": "Reproduction", "reference": "Library reference"}
 
+# %% ../nbs/71_docsite.ipynb #3dd5f2s1
 def library_notebooks(nbs: str | Path = "nbs") -> dict[str, str]:
     "Module name → notebook path (relative to `nbs`) for every top-level notebook with `#| default_exp`."
     out = {}
@@ -89,6 +93,7 @@ def library_notebooks(nbs: str | Path = "nbs") -> dict[str, str]:
                 break
     return out
 
+# %% ../nbs/71_docsite.ipynb #3dd5f2s2
 def site_sections(nbs: str | Path = "nbs") -> dict[str, list[str]]:
     "Notebook paths (relative to `nbs`) per section, in reading order."
     nbs = Path(nbs)
@@ -105,16 +110,19 @@ def code_cells(nb) -> list[str]:
     return [c.source for c in nb.cells
             if c.cell_type == "code" and "injected-parameters" not in c.metadata.get("tags", [])]
 
+# %% ../nbs/71_docsite.ipynb #85484fs1
 def same_code(source: str | Path, executed: str | Path) -> bool:
     "True if `executed` ran the code cells of `source` unchanged."
     return code_cells(nbformat.read(source, as_version=4)) == code_cells(nbformat.read(executed, as_version=4))
 
+# %% ../nbs/71_docsite.ipynb #85484fs2
 def ran_from(executed: str | Path) -> str:
     "The input notebook of a papermill output, as a path relative to `nbs/` ('' if unknown)."
     meta = nbformat.read(executed, as_version=4).metadata.get("papermill", {})
     parts = Path(meta.get("input_path") or "").parts
     return "/".join(parts[len(parts) - parts[::-1].index("nbs"):]) if "nbs" in parts else Path(*parts).as_posix()
 
+# %% ../nbs/71_docsite.ipynb #85484fs3
 def demo_copy(rel: str, nbs: str | Path, demo: str | Path) -> Path | None:
     "The executed copy of `nbs/rel` from `make demo` in `demo/notebooks/`, if it ran that same code."
     cand = Path(demo) / "notebooks" / Path(rel).name
@@ -131,6 +139,7 @@ def source_key(nb: str | Path, lib: str | Path, quick: bool = False) -> str:
     h.update(b"quick" if quick else b"full")
     return h.hexdigest()[:20]
 
+# %% ../nbs/71_docsite.ipynb #714009s1
 def execute(nb: str | Path, out: str | Path, outputs: str | Path, kernel: str, quick: bool = False,
             timeout: float = 900) -> Path:
     "Run `nb` with papermill into `out` (its `out_dir`, if declared, under `outputs`); raise naming it if it fails."
@@ -183,13 +192,16 @@ def executed_notebooks(rels: list[str], nbs: str | Path = "nbs", demo: str | Pat
 
 # %% ../nbs/71_docsite.ipynb #e4fae676
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
 LIVE_NOTE = ("<p><i>A static snapshot of the live explorer. To move its controls, open this notebook in "
              "JupyterLab (<code>make lab</code>) or in the app (<code>make app</code>).</i></p>")
 
+# %% ../nbs/71_docsite.ipynb #e4fae6s1
 def widget_models(nb) -> dict:
     "model id → stored widget model (state and base64 buffers) of an executed notebook."
     return nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
 
+# %% ../nbs/71_docsite.ipynb #e4fae6s2
 def widget_snapshot(models: dict, model_id: str) -> str:
     "HTML of a widget tree: every Image and Output figure as a PNG and every readout HTML, in order."
     parts, seen = [], set()
@@ -214,6 +226,7 @@ def widget_snapshot(models: dict, model_id: str) -> str:
 # %% ../nbs/71_docsite.ipynb #de79b28a
 DIRECTIVE = re.compile(r"^\s*#\|.*\n?", re.M)
 
+# %% ../nbs/71_docsite.ipynb #de79b2s1
 def page_notebook(nb):
     "A copy of executed `nb` ready for the page: snapshots for widgets, no directives, solutions collapsed."
     nb = copy.deepcopy(nb)
@@ -245,6 +258,7 @@ def _show_doc_md(obj, name: str, level: int) -> str:
     md = re.sub(r"^---\s*$|^\[source\]\(.*$", "", md, flags=re.M)
     return re.sub(r"^#+ ", "#" * level + " ", md.strip(), count=1, flags=re.M)
 
+# %% ../nbs/71_docsite.ipynb #013cf5s1
 def module_page(module: str, notebook: str, repo_url: str, branch: str = "main") -> str:
     "Markdown of the reference page of `autonorm_explorer.<module>` (defined in `nbs/<notebook>`)."
     mod = importlib.import_module(f"autonorm_explorer.{module}")
@@ -267,6 +281,7 @@ def module_page(module: str, notebook: str, repo_url: str, branch: str = "main")
             lines += [f"### {name}", "", "```python", f"{name} = {_short_repr(obj)}", "```", ""]
     return "\n".join(lines)
 
+# %% ../nbs/71_docsite.ipynb #013cf5s2
 def _short_repr(obj, limit: int = 400) -> str:
     r = repr(obj)
     return r if len(r) <= limit else r[:limit] + " …"
@@ -292,6 +307,7 @@ html_theme_options = {{
 }}
 '''
 
+# %% ../nbs/71_docsite.ipynb #031720s1
 def toctree(caption: str, entries: list[str]) -> str:
     "A hidden MyST toctree with `caption` over `entries` (paths without suffix)."
     return "\n".join(["```{toctree}", ":hidden:", f":caption: {caption}", "", *entries, "```"])
@@ -317,6 +333,7 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
                workers: int = 2, api: bool = True, log=print) -> dict:
     "Build the static site into `out`; return {pages, out, seconds, bytes, figures} (see the module docs)."
     check_choice("figures", figures, ["full", "small", "none"])
+    check_int("workers", workers, 1)
     from autonorm_explorer.webfigures import write_webfigures
     t0 = time.perf_counter()
     nbs, build, out = Path(nbs), Path(build), Path(out)
@@ -388,6 +405,7 @@ def _build(a: argparse.Namespace) -> int:
     build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers)
     return 0
 
+# %% ../nbs/71_docsite.ipynb #690001s1
 def docs_main(argv: list[str] | None = None) -> int:
     "Console entry point `autonorm-docs`: build the site and print where it is."
     return run_cli(docs_parser(), _build, argv)

@@ -35,6 +35,7 @@ def shipped_path(*parts: str) -> Path:
 # %% ../nbs/02_resources.ipynb #83986078
 NOTEBOOK_GLOBS = ("*.ipynb", "*/*.ipynb", "experiments/grids/*.toml")   # as in pyproject.toml's package-data
 
+# %% ../nbs/02_resources.ipynb #839860s1
 def shipped_notebooks() -> list[Path]:
     "Every shipped notebook and grid file, relative to `shipped/notebooks`, sorted."
     root = shipped_path("notebooks")
@@ -44,6 +45,8 @@ def shipped_notebooks() -> list[Path]:
 # %% ../nbs/02_resources.ipynb #d7514abb
 def copy_notebooks(dest: str | os.PathLike, force: bool = False, log=print) -> list[Path]:
     "Copy every shipped notebook and grid into `dest` (same layout); return the written paths."
+    if not isinstance(dest, (str, os.PathLike)): raise TypeError(f"dest={dest!r} must be a folder path (str or Path)")
+    if not isinstance(force, bool): raise TypeError(f"force={force!r} must be True or False")
     dest, root = Path(dest).expanduser(), shipped_path("notebooks")
     if dest.exists() and not dest.is_dir(): raise NotADirectoryError(f"dest={str(dest)!r} is a file, not a folder")
     files = shipped_notebooks()

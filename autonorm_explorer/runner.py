@@ -22,14 +22,15 @@ from typing import Any, Mapping
 
 import nbformat
 
-from .utils import check_choice
+from .utils import check_choice, check_range, check_type
 
 # %% auto #0
-__all__ = ['PROJECT_KERNEL', 'default_kernel', 'notebook_parameters', 'validate_parameters', 'run_notebook']
+__all__ = ['PROJECT_KERNEL', 'default_kernel', 'notebook_parameters', 'validate_parameters', 'check_kernel', 'run_notebook']
 
 # %% ../nbs/01_runner.ipynb #0e367387
 PROJECT_KERNEL = "autonorm-explorer"  # kernelspec that `make demo` / `make test` register for the venv
 
+# %% ../nbs/01_runner.ipynb #0e3673s1
 def default_kernel() -> str:
     "The project's kernelspec when it is installed, else `python3`."
     from jupyter_client.kernelspec import KernelSpecManager
@@ -39,15 +40,24 @@ def default_kernel() -> str:
 def notebook_parameters(path: str | os.PathLike) -> dict[str, dict]:
     "Parameters declared in the notebook's `parameters` cell: name → {default, inferred_type_name, help}."
     import papermill as pm
+    check_type("path", path, (str, os.PathLike), "the path of a notebook")
+    if not Path(path).is_file(): raise FileNotFoundError(f"notebook {str(path)!r} does not exist")
     return {k: dict(v) for k, v in pm.inspect_notebook(str(path)).items()}
 
 # %% ../nbs/01_runner.ipynb #5d0b7e12
 def validate_parameters(path: str | os.PathLike, parameters: Mapping[str, Any] | None) -> dict:
     "Raise a `ValueError` for any parameter the notebook does not declare (papermill would only warn)."
+    check_type("parameters", parameters, (Mapping, type(None)), "a dict of name → value")
     parameters = dict(parameters or {})
     declared = notebook_parameters(path)
     for name in parameters: check_choice(f"parameter of {Path(path).name}", name, sorted(declared))
     return parameters
+
+# %% ../nbs/01_runner.ipynb #c4e1a002
+def check_kernel(name: str) -> str:
+    "Return `name` if a kernelspec of that name is installed, else raise a `ValueError` naming the installed ones."
+    from jupyter_client.kernelspec import KernelSpecManager
+    return check_choice("kernel_name", name, sorted(KernelSpecManager().find_kernel_specs()))
 
 # %% ../nbs/01_runner.ipynb #8df9862b
 def run_notebook(nb_path: str | os.PathLike, out_path: str | os.PathLike, parameters: Mapping[str, Any] | None = None,
@@ -57,8 +67,10 @@ def run_notebook(nb_path: str | os.PathLike, out_path: str | os.PathLike, parame
     import papermill as pm
     nb_path, out_path = Path(nb_path), Path(out_path)
     params = validate_parameters(nb_path, parameters)
+    if timeout is not None: check_range("timeout", timeout, 0, low_open=True)
+    kernel_name = check_kernel(kernel_name) if kernel_name else default_kernel()
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    pm.execute_notebook(str(nb_path), str(out_path), parameters=params, kernel_name=kernel_name or default_kernel(),
+    pm.execute_notebook(str(nb_path), str(out_path), parameters=params, kernel_name=kernel_name,
                         cwd=str(cwd or nb_path.parent), execution_timeout=timeout, log_output=log_output,
                         progress_bar=False)
     return out_path

@@ -59,6 +59,7 @@ def grid_keys(controls: list[dict], dims: list[str]) -> list[str]:
     for d in dims: check_choice("series dimension", d, list(sizes))
     return ["|".join(map(str, ix)) for ix in itertools.product(*(range(sizes[d]) for d in dims))]
 
+# %% ../nbs/70_webfigures.ipynb #068e5bs1
 def grid_items(controls: list[dict], dims: list[str]):
     "Pairs `(key, {dim: value})` over every combination of the `dims` controls' values."
     by_key = {c["key"]: c["values"] for c in controls}
@@ -243,6 +244,7 @@ svg .title { font-size: 12px; font-weight: 600; } svg .grid { stroke: #e4e4e4; }
 svg .frame { fill: none; stroke: #888; } #readout { margin: 8px 0; min-height: 1.4em; }
 """
 
+# %% ../nbs/70_webfigures.ipynb #a1a91cs1
 def figure_html(spec: dict) -> str:
     "The self-contained HTML page of a checked `spec` (no external file, no network)."
     check_spec(spec)
@@ -261,6 +263,7 @@ TAB10 = {"tab:blue": "#1f77b4", "tab:orange": "#ff7f0e", "tab:green": "#2ca02c",
          "tab:purple": "#9467bd", "tab:brown": "#8c564b", "tab:pink": "#e377c2", "tab:gray": "#7f7f7f",
          "tab:olive": "#bcbd22", "tab:cyan": "#17becf"}
 
+# %% ../nbs/70_webfigures.ipynb #b85827s1
 def write_figure(spec: dict, path: str | Path) -> Path:
     "Write the page of `spec` to `path` atomically (tab10 color names mapped to CSS); return the path."
     spec = dict(spec, series=[dict(s, color=TAB10.get(s["color"], s["color"])) for s in spec["series"]])
@@ -269,6 +272,7 @@ def write_figure(spec: dict, path: str | Path) -> Path:
 # %% ../nbs/70_webfigures.ipynb #68985d4a
 PLACEMENT_LABELS = {"none": "no norm", "pre": "Pre-Norm", "post": "Post-Norm", "output": "Output-Norm"}
 
+# %% ../nbs/70_webfigures.ipynb #68985ds1
 def jacobian_figure(width: int = 64, depth: int = 48, betas=(0.1, 0.25, 0.5, 1.0, 2.0),
                     placements=("none", "pre", "post", "output"), branches=("two", "single"),
                     activations=("relu", "gelu", "tanh"), seed: int = 0) -> dict:
@@ -416,8 +420,10 @@ WEBFIGURE_SIZES = {
                   threshold=dict(width=16, expansions=(0.5, 1.0, 2.0, 4.0), activations=("relu", "gelu"), trials=2),
                   gate=dict(taus=(0.1, 1.0, 5.0), gaps=(0.0, 1.0), n_samples=4000)),
 }
+
 WEBFIGURES = {"jacobian": jacobian_figure, "threshold": threshold_figure, "gate": gate_figure}
 
+# %% ../nbs/70_webfigures.ipynb #bb6bc5s1
 def write_webfigures(folder: str | Path, size: str = "full") -> list[dict]:
     "Write jacobian.html, threshold.html and gate.html into `folder`; return [{name, path, bytes, seconds}]."
     check_choice("size", size, list(WEBFIGURE_SIZES))
