@@ -7,7 +7,8 @@ install), and pip installs the wheel with `--no-index`: every dependency the whe
 there at a version it accepts, so nothing is downloaded and a dependency missing from `pyproject.toml` shows
 up as an import error below. Then, from a folder that is not the checkout, with the installed console
 scripts: a one-cell grid with `autonorm-sweep`, a dataset's manifest entry, a tutorial with papermill, and
-`autonorm-explorer notebooks DIR`.
+`autonorm-explorer notebooks DIR`. Last, an editable install of the same copy (what `make setup` does) finds
+the same files through the links of `autonorm_explorer/shipped`.
 """
 import json, os, shutil, subprocess, sys, sysconfig, zipfile
 from pathlib import Path
@@ -39,20 +40,32 @@ def copy_checkout(dest: Path) -> Path:
     return dest
 
 
-def venv_seeing_project_packages(venv: Path, farm: Path) -> Path:
-    "A fresh venv whose sys.path also holds links to the project venv's packages, autonorm_explorer left out."
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+def project_packages(farm: Path) -> Path:
+    "A folder of links to the project venv's packages, autonorm_explorer (its editable install) and .pth files left out."
     farm.mkdir()
-    shared = Path(sysconfig.get_paths()["purelib"])
-    for entry in shared.iterdir():
-        if entry.name.startswith(("autonorm_explorer", "__editable__", "_distutils_hack")) or entry.suffix == ".pth":
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.name.startswith(("autonorm_explorer", "__editable__")) or entry.suffix == ".pth":
             continue
         (farm / entry.name).symlink_to(entry)
+    return farm
+
+
+def fresh_venv(venv: Path, farm: Path) -> Path:
+    "A fresh venv (no pip of its own) whose sys.path also holds `farm`; return its python."
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
     site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     (Path(site) / "project_packages.pth").write_text(f"{farm}\n")
     return py
+
+
+def pip_install(py: Path, *args, cwd: Path):
+    "pip (the project venv's) installing into the venv of `py`, offline: dependencies must already be there."
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-index",
+                        "--no-build-isolation", *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
 def clean_env(venv: Path) -> dict:
@@ -71,16 +84,15 @@ def installed(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                     "-w", str(work / "dist"), str(src)], check=True, capture_output=True, cwd=work)
     wheel, = (work / "dist").glob("autonorm_explorer-*.whl")
-    py = venv_seeing_project_packages(work / "venv", work / "project_packages")
-    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-index",
-                        "--no-build-isolation", str(wheel)], capture_output=True, text=True, cwd=work)
-    assert r.returncode == 0, r.stdout + r.stderr
+    farm = project_packages(work / "project_packages")
+    py = fresh_venv(work / "venv", farm)
+    pip_install(py, wheel, cwd=work)
     env = clean_env(work / "venv")
     subprocess.run([str(py), "-m", "ipykernel", "install", "--sys-prefix", "--name", "autonorm-explorer"],
                    check=True, capture_output=True, env=env, cwd=work)
     user = work / "user"                                 # where the user works: not the checkout, no data/ folder
     user.mkdir()
-    return dict(work=work, wheel=wheel, py=py, bin=work / "venv" / "bin", env=env, cwd=user)
+    return dict(work=work, src=src, farm=farm, wheel=wheel, py=py, bin=work / "venv" / "bin", env=env, cwd=user)
 
 
 def run(installed, *cmd, check=True, **kw):
@@ -152,3 +164,18 @@ def test_copy_the_notebooks(installed):
     again = run(installed, exe, "notebooks", "mine", check=False)
     assert again.returncode == 2 and "--force" in again.stderr
     run(installed, exe, "notebooks", "mine", "--force")
+
+
+def test_editable_install_finds_the_same_files(installed):
+    "`pip install -e .` (what make setup does) reads the shipped files through the links, from the checkout."
+    work, src = installed["work"], installed["src"]
+    py = fresh_venv(work / "editable_venv", installed["farm"])
+    pip_install(py, "-e", src, cwd=work)
+    code = ("from autonorm_explorer.resources import shipped_path, shipped_notebooks\n"
+            "print(shipped_path('manifest.json').resolve())\nprint(len(shipped_notebooks()))\n"
+            "print(shipped_path('notebooks', 'experiments', 'grids', 'paper.toml').resolve())")
+    manifest, count, grid = run(installed, py, "-c", code).stdout.split()
+    assert manifest == str((src / "data" / "manifest.json").resolve())
+    assert grid == str((src / "nbs" / "experiments" / "grids" / "paper.toml").resolve())
+    wheel_notebooks = [n for n in zipfile.ZipFile(installed["wheel"]).namelist() if "/shipped/notebooks/" in n]
+    assert int(count) == len(wheel_notebooks)
