@@ -73,10 +73,11 @@ export: $(STAMP)/installed
 bench: setup
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b; done
 
-# Regenerate constraints.txt from the current venv (after changing dependencies on purpose).
+# Regenerate constraints.txt from the current venv (after changing dependencies on purpose). --all keeps
+# setuptools, the build backend the wheel test uses; pip itself is upgraded by setup, not pinned.
 lock: $(STAMP)/installed
 	@{ echo '# Exact versions CI tests (pip install -c constraints.txt -e ".[dev]"). Regenerate: make lock'; \
-	   $(VENV)/pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
+	   $(VENV)/pip freeze --all --exclude-editable | grep -v '^pip==' | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
 	@rm -f $(STAMP)/installed
 
 clean-venv:

@@ -2,6 +2,7 @@
 
 Modules:
 
+- `autonorm_explorer.app`: `make app`: the explorers for people who don't code, served by Voilà, with links that carry the view and an Export that downloads in the browser.
 - `autonorm_explorer.augment`: The whole uint8 dataset lives on the device; crops, flips, MixUp/CutMix and normalization run per batch.
 - `autonorm_explorer.autonorm`: AutoNorm as the paper describes it (not as its public code does it), and its baselines.
 - `autonorm_explorer.autonormify`: Swap the normalization layers of a model you did not write (torch's `TransformerEncoder`, HF BERT, GPT-2, ViT, T5, Llama, ConvNeXt) for AutoNorm or a baseline, without breaking what the model already does right.
@@ -9,9 +10,12 @@ Modules:
 - `autonorm_explorer.branch`: `branch_rank_sweep(expansions)`: numerical rank, full-rank fraction, effective rank and conditioning of J_f = W_down·D·W_up over expansion ratios m/d, to see the Marchenko–Pastur threshold 1/p(σ).
 - `autonorm_explorer.checking`: `check(exercise_id, answer)` says right, or wrong with a hint that never gives the answer away; `reveal(question_id, guess, truth)` compares a prediction the learner committed to with the value the next cell computed.
 - `autonorm_explorer.claims`: One table per paper: each claim, what result would refute it, the notebook that tests it, and the verdict here. `TR-n` ids are *Transforming Rank*'s claims, `AN-n` ids are AutoNorm's. The course, the reproduction tutorial and the report cite these ids.
+- `autonorm_explorer.cli`: Every console command parses its arguments with `argparse` through `run_cli`; `autonorm-explorer notebooks DIR` copies the shipped notebooks somewhere editable.
 - `autonorm_explorer.corruptions`: Gaussian noise, brightness, contrast, motion blur, pixelate and JPEG at severities 1–5, offline.
 - `autonorm_explorer.data`: One call returns any dataset of the experiments as tensors plus metadata, offline when possible.
 - `autonorm_explorer.datasources`: Where every dataset file comes from, how it is verified, and what to do when it cannot be had.
+- `autonorm_explorer.demo`: `autonorm-demo` runs the landing tour, two tutorials, a small sweep and its report.
+- `autonorm_explorer.docsite`: `make docs`: a static site in `site/` (Sphinx, myst-nb, sphinx-book-theme) from executed notebooks, with the API reference, search, launch links and the kernel-free figures.
 - `autonorm_explorer.exercises_autonorm`: The exercises of the course lessons on trainability, normalization layers, AutoNorm and AutoNorm-S, each with a grader that says right or gives a hint (never the answer).
 - `autonorm_explorer.exercises_depth`: Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the number.
 - `autonorm_explorer.exercises_rank`: The exercises of the course's first part (effective rank; depth and skips), registered with `checking.register` so that `check("L1.2", answer)` can grade them.
@@ -27,12 +31,15 @@ Modules:
 - `autonorm_explorer.propagation`: `rank_profile(cfg)`: one pass over the blocks gives, at every depth ℓ = 0..L, the effective rank of the input–output Jacobian ∂h_ℓ/∂h_0, the effective rank of the representation, the mean spike, the branch-to-skip ratio and the stream norm.
 - `autonorm_explorer.report`: The AutoNorm paper's numbers, each with its provenance, budget and plausibility flags, and the functions that turn a sweep's results into a report a reader can trust.
 - `autonorm_explorer.resmlp`: `ResMLPConfig`, shared Gaussian weights (`sample_weights`), and `ResidualMLP`, a trainable `torch.nn.Module` with four norm placements, one- or two-matrix branches and the DetachNorm ablation.
+- `autonorm_explorer.resources`: The dataset manifest and the notebooks (course, tutorials, experiment templates and their grids, explorers, app), found through `importlib.resources` wherever the package is installed.
+- `autonorm_explorer.runner`: Run a notebook with parameters and refuse misspelled parameters.
 - `autonorm_explorer.schedule`: The AutoNorm-S rule as an epoch-end callback that freezes the selectors for real.
 - `autonorm_explorer.spectra`: Spectral measures the rank tools are built on: Roy–Vetterli effective rank, the activation survival rate p(σ) that sets the branch-Jacobian threshold, and Marchenko–Pastur laws for overlays.
 - `autonorm_explorer.stats`: Mean ± standard deviation over seeds, Student-t 95% confidence intervals, and paired t-tests over seed-matched runs — the statistics of the AutoNorm paper's tables, checked against scipy.
 - `autonorm_explorer.sweep`: A grid file (datasets × methods × seeds × overrides) becomes one papermill execution per cell, each in its own subprocess and folder; a local pool (one GPU per worker) or Slurm job arrays through submitit; resume that re-runs only unfinished cells; one tidy results table.
 - `autonorm_explorer.train`: AdamW with a warmed-up cosine schedule, gradient clipping, label smoothing (also on MixUp's soft targets), bf16 autocast on CUDA, exact CPU determinism under a seed, callbacks, early stopping, per-epoch JSONL metrics, atomic checkpoints and resume-after-kill that reproduces the uninterrupted run exactly.
 - `autonorm_explorer.utils`: Small helpers every other module leans on, kept in one place.
+- `autonorm_explorer.webfigures`: Self-contained HTML pages with a slider over a precomputed grid: the Jacobian's effective rank over depth, the branch-rank threshold, and the Gumbel-Softmax gate across τ.
 - `autonorm_explorer.widget_core`: Controls with the names a reader knows, one figure updated in place, a readout line, Hold, presets, a shareable config, export, and a background compute that never draws stale results.
 - `autonorm_explorer.widgets`: `RankExplorer`, `ThresholdExplorer` and `PathExplorer`: move β, switch Pre-Norm to Post-Norm, and watch rank collapse happen, at once."""
 

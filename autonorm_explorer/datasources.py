@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import autonorm_explorer
+from .resources import shipped_path
 from .utils import atomic_write_text, check_bool, check_choice, check_range, check_type
 
 # %% auto #0
@@ -56,14 +57,25 @@ def data_root(root: str | os.PathLike = "data") -> Path:
     return Path("data")
 
 # %% ../nbs/30_datasources.ipynb #79d654b5
+def _read_manifest(path: Path) -> dict:
+    "Parse a manifest file; a truncated or foreign file is a `DatasetFormatError` that names it."
+    try: m = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DatasetFormatError(f"dataset manifest {path} is not valid JSON ({e}): truncated or not a manifest; "
+                                 "restore it, or pass manifest=None to use the one shipped with the package") from None
+    if not isinstance(m, dict) or not isinstance(m.get("datasets"), dict):
+        raise DatasetFormatError(f"dataset manifest {path} has no 'datasets' table: not a manifest of this package")
+    return m
+
 def load_manifest(manifest: str | os.PathLike | dict | None = None, root: str | os.PathLike = "data") -> dict:
-    "The manifest as a dict: `manifest` itself if a dict, else read from a path, `<root>/manifest.json` or the project's."
+    "The manifest as a dict: `manifest` itself if a dict, else read from a path, `<root>/manifest.json` or the shipped one."
     if isinstance(manifest, dict): return manifest
-    candidates = [Path(manifest)] if manifest is not None else [data_root(root)/"manifest.json", PROJECT_DATA/"manifest.json"]
+    if manifest is not None: candidates = [Path(manifest)]
+    else: candidates = [data_root(root)/"manifest.json", shipped_path("manifest.json")]   # the package's copy
     for p in candidates:
-        if p.is_file(): return json.loads(p.read_text())
+        if p.is_file(): return _read_manifest(p)
     raise FileNotFoundError(f"no dataset manifest found (looked at {', '.join(map(str, candidates))}); "
-                            "it ships with the repository as data/manifest.json")
+                            "pass manifest=None to use the one shipped with the package")
 
 def manifest_entry(name: str, filename: str, manifest: dict | None = None) -> dict:
     "The manifest record of `filename` of dataset `name` (urls, size, sha256)."

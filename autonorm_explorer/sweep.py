@@ -45,8 +45,7 @@ from .runner import run_notebook, notebook_parameters, validate_parameters, defa
 # %% auto #0
 __all__ = ['GRID_KEYS', 'DONE', 'FAILED', 'CELL_SPEC', 'KEEP_ON_RETRY', 'CELL_CMD', 'Grid', 'shipped_grids_dir', 'load_grid',
            'declared_types', 'check_parameter_types', 'Cell', 'expand_grid', 'prepare_cells', 'is_done', 'run_cell',
-           'detect_gpus', 'run_local', 'run_submitit', 'sweep_dir', 'collect', 'sweep_status', 'run_sweep',
-           'demo_experiments', 'main']
+           'detect_gpus', 'run_local', 'run_submitit', 'sweep_dir', 'collect', 'sweep_status', 'run_sweep', 'main']
 
 # %% ../nbs/53_sweep.ipynb #ffccf9ff
 GRID_KEYS = ("name", "notebook", "datasets", "methods", "seeds", "parameters", "dataset_parameters",
@@ -69,9 +68,9 @@ class Grid:
 
 # %% ../nbs/53_sweep.ipynb #3428e0a2
 def shipped_grids_dir() -> Path:
-    "Folder of the grids shipped with the repository (`nbs/experiments/grids`)."
-    import autonorm_explorer
-    return Path(autonorm_explorer.__file__).resolve().parent.parent / "nbs" / "experiments" / "grids"
+    "Folder of the grids shipped with the package (`experiments/grids` among its notebooks)."
+    from autonorm_explorer.resources import shipped_path
+    return shipped_path("notebooks", "experiments", "grids")
 
 # %% ../nbs/53_sweep.ipynb #df4a2b72
 def _read_grid_file(path: Path) -> dict:
@@ -537,20 +536,6 @@ def run_sweep(grid: str | os.PathLike | Grid, out_dir: str | os.PathLike | None 
             print(f"  unfinished or failed: {', '.join(bad)} (see {out / 'logs'}; run the same command again to retry)",
                   flush=True)
     return df
-
-# %% ../nbs/53_sweep.ipynb #e336aed9
-def demo_experiments(out: str | os.PathLike = "runs/demo", grid: str = "cpu-small", workers: int = 2,
-                     kernel_name: str | None = None) -> dict:
-    "Run `grid` into `out/sweep` and the report notebook into `out/report`; return where everything is."
-    out = Path(out).resolve(); t0 = time.time()
-    df = run_sweep(grid, out / "sweep", workers=workers, kernel_name=kernel_name)
-    report_nb = shipped_grids_dir().parent / "report.ipynb"
-    run_notebook(report_nb, out / "notebooks" / "report.ipynb", {"sweep_dir": str(out / "sweep"), "out_dir": str(out / "report")},
-                 kernel_name=kernel_name)
-    paths = dict(results=out / "sweep" / "results.csv", runs=out / "sweep" / "runs", report=out / "report" / "report.md",
-                 report_notebook=out / "notebooks" / "report.ipynb", figures=out / "report")
-    print(f"  experiments ({grid}, {len(df)} runs) and report in {time.time() - t0:.0f} s", flush=True)
-    return paths
 
 # %% ../nbs/53_sweep.ipynb #503b1bb8
 def _parse_set(items: Sequence[str]) -> dict:

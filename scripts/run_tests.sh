@@ -7,7 +7,7 @@ fail() { echo; echo "make test FAILED at step: $1"; [ -n "${2:-}" ] && echo "$2"
 snapshot() { find nbs autonorm_explorer -type f \( -name '*.ipynb' -o -name '*.py' \) -not -path '*/.ipynb_checkpoints/*' -print0 | sort -z | xargs -0 sha256sum; }
 t0=$SECONDS
 
-echo "== 1/4 nbdev-clean: notebooks must already be clean"
+echo "== 1/5 nbdev-clean: notebooks must already be clean"
 before=$(snapshot)
 $V/nbdev-clean || fail "nbdev-clean" "nbdev-clean itself crashed (see above)."
 after=$(snapshot)
@@ -19,7 +19,7 @@ if [ "${CI:-}" = "true" ] && [ -n "$(git status --porcelain)" ]; then
   git status --porcelain; fail "nbdev-clean" "git status is not clean in CI."
 fi
 
-echo "== 2/4 nbdev-export: the library must be in sync with the notebooks"
+echo "== 2/5 nbdev-export: the library must be in sync with the notebooks"
 before=$(snapshot)
 $V/nbdev-export || fail "nbdev-export" "nbdev-export crashed (see above)."
 after=$(snapshot)
@@ -28,9 +28,13 @@ if [ "$before" != "$after" ]; then
   fail "nbdev-export" "Notebooks and library are not in sync: autonorm_explorer/ was regenerated from nbs/. Never edit generated modules; run 'make export' and commit notebooks and library together."
 fi
 
-echo "== 3/4 nbdev-test: every notebook runs and its tests pass"
+echo "== 3/5 style and import layers: ruff, no import cycles, no import above its layer"
+$V/ruff check --no-cache autonorm_explorer || fail "style" "ruff found the problems above (rules in pyproject.toml's [tool.ruff]); fix them in the notebooks and re-export."
+$V/python -m pytest -q -p no:cacheprovider tests/test_package_shape.py || fail "style" "See tests/test_package_shape.py: its LAYERS table is the declared import order."
+
+echo "== 4/5 nbdev-test: every notebook runs and its tests pass"
 $V/nbdev-test --n-workers 2 --timing || fail "nbdev-test" "A notebook failed (its name is listed above)."
 
-echo "== 4/4 pytest"
-$V/python -m pytest -q -ra || fail "pytest" "See the failing tests above."
+echo "== 5/5 pytest"
+$V/python -m pytest -q -ra --ignore=tests/test_package_shape.py || fail "pytest" "See the failing tests above."
 echo; echo "make test passed in $((SECONDS - t0)) s (after set-up)."

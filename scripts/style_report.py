@@ -11,6 +11,9 @@ the package's modules (any import, lazy ones inside functions included).
 import ast, json, statistics, sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from import_graph import cycles, import_graph  # noqa: E402  (the graph tests/test_package_shape.py checks)
+
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "autonorm_explorer"
 EXPORT_FLAGS = ("#| export", "#|export", "#| exporti", "#|exporti", "#| exports", "#|exports")
@@ -59,52 +62,13 @@ def semicolon_statements(path):
     return count
 
 
-def module_imports(path):
-    tree = ast.parse(path.read_text())
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level >= 1:
-                if mod:
-                    found.add(mod.split(".")[0])
-                else:
-                    found.update(a.name for a in node.names)
-            elif mod.startswith("autonorm_explorer."):
-                found.add(mod.split(".")[1])
-            elif mod == "autonorm_explorer":
-                found.update(a.name for a in node.names)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith("autonorm_explorer."):
-                    found.add(a.name.split(".")[1])
-    return found
-
-
-def cycles(graph):
-    out, seen = [], set()
-    def dfs(start, node, path):
-        for nxt in sorted(graph.get(node, ())):
-            if nxt == start and len(path) > 1:
-                key = frozenset(path)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(path + [start])
-            elif nxt not in path and nxt in graph and len(path) < 6:
-                dfs(start, nxt, path + [nxt])
-    for m in sorted(graph):
-        dfs(m, m, [m])
-    return out
-
-
 def measure():
     cells = [c for nb in sorted((ROOT / "nbs").glob("*.ipynb")) for c in exported_cells(nb)]
     sizes = [len([l for l in c.splitlines() if l.strip() and not l.lstrip().startswith("#|")]) for c in cells]
     multi = [top_level_definitions(c) > 1 for c in cells]
     mods = [p for p in sorted(PKG.glob("*.py")) if p.name not in ("_modidx.py",)]
     lines = [l for p in mods for l in p.read_text().splitlines()]
-    names = {p.stem for p in mods}
-    graph = {p.stem: (module_imports(p) & names) - {p.stem} for p in mods}
+    graph = import_graph(PKG)
     return {
         "exported cells": len(cells),
         "median lines per exported cell": statistics.median(sizes) if sizes else 0,

@@ -1,6 +1,7 @@
 """What the real-browser tests share: Debian's chromium with the flags this machine needs, skip-or-fail when it is
-missing (a skip on a laptop, a failure under CI=true), a free loopback port, and waiting for a local server."""
-import os, socket, subprocess, time, urllib.request
+missing (a skip on a laptop, a failure under CI=true), a free loopback port, waiting for a local server, and the
+JupyterLab server the notebook tests drive (`jupyter_lab`)."""
+import contextlib, json, os, secrets, signal, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,43 @@ def wait_http(url: str, timeout: float, proc: subprocess.Popen, log: Path, what:
             pass
         time.sleep(0.3)
     raise TimeoutError(f"{what} did not answer {url} within {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+KERNEL = "autonorm-explorer"                              # the project's kernelspec (make setup registers it)
+KERNELSPEC = {"name": KERNEL, "display_name": "Python (autonorm-explorer)", "language": "python"}
+
+
+@contextlib.contextmanager
+def jupyter_lab(root: Path, notebooks: dict, start_timeout: float = 90):
+    """JupyterLab on a free loopback port with a token, serving `notebooks` ({file name: notebook as a dict})
+    from `root` with the project kernel; yields {url, token, root, log} and shuts the server down after.
+
+    Every cell is attached and rendered (JupyterLab's default skips rendering off-screen cells, whose text
+    then reads as ""). Skips or fails first, as `need_browser` says, when there is no browser to drive it."""
+    need_browser()
+    for name, nb in notebooks.items():
+        nb = json.loads(json.dumps(nb))                    # a copy, as plain JSON (an nbformat node is a dict)
+        nb.setdefault("metadata", {})["kernelspec"] = dict(KERNELSPEC)
+        (root / name).write_text(json.dumps(nb))
+    port, token, log = free_port(), secrets.token_hex(16), root / "lab.log"
+    settings = root / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(root / "runtime"), PYTHONUNBUFFERED="1",
+               JUPYTERLAB_SETTINGS_DIR=str(root / "user-settings"))
+    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
+           f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+           "--LabApp.news_url=None", f"--LabApp.workspaces_dir={root / 'workspaces'}"]
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", start_timeout, proc, log)
+        yield dict(url=f"http://127.0.0.1:{port}", token=token, root=root, log=log)
+    finally:
+        proc.send_signal(signal.SIGINT)                    # lab asks to confirm: twice = shut down
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)

@@ -7,17 +7,15 @@ test sizes (IN_TEST=1) and the movable figures on their small grid; the tutorial
 left out (make docs adds them, reusing make demo). Screenshots go to tests/artifacts/ (gitignored).
 Skipped only when chromium or playwright is missing and CI is not "true".
 """
-import json, os, re
+import json, re
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser
+
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path(os.environ.get("AUTONORM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 pytestmark = [pytest.mark.slow]
 
@@ -85,20 +83,9 @@ def test_navigation_search_launch_links_and_reference(site):
     assert "autonorm.github.io" not in index + explorers, "a link to the documentation host nothing builds"
 
 
-def _need_browser():
-    if CHROMIUM.exists():
-        try:
-            import playwright.sync_api  # noqa: F401
-            return
-        except ImportError: why = "Python playwright is not installed"
-    else: why = f"{CHROMIUM} is missing (Debian package chromium)"
-    if os.environ.get("CI") == "true": pytest.fail(f"CI=true but {why}")
-    pytest.skip(why)
-
-
 @pytest.mark.browser
 def test_kernel_free_figures_in_chromium(site):
-    _need_browser()
+    need_browser()
     from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     figures = sorted((site["out"] / "figures").glob("*.html"))

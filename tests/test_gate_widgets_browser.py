@@ -14,11 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser,
-                             free_port as _free_port, wait_http as _wait_http)
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL = "autonorm-explorer"
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 CELLS = [
     "from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer",
@@ -31,38 +29,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture
 def lab(tmp_path):
-    "JupyterLab on a free port with a token, serving a notebook with both explorers."
-    need_browser()
+    "JupyterLab serving a notebook with both explorers (browser_support.jupyter_lab)."
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (autonorm-explorer)",
-                                 "language": "python"}
-    nbformat.write(nb, tmp_path / "gates.ipynb")
-    port, token = _free_port(), secrets.token_hex(16)
-    log = tmp_path / "lab.log"
-    # every cell attached and rendered (JupyterLab's default skips rendering off-screen cells)
-    settings = tmp_path / "user-settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1",
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "user-settings"))
-    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser",
-           "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
-           f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=None",
-           f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        _wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", 90, proc, log)
-        yield dict(url=f"http://127.0.0.1:{port}", token=token, root=tmp_path, log=log)
-    finally:
-        proc.send_signal(signal.SIGINT)                  # lab asks to confirm: twice = shut down
-        proc.send_signal(signal.SIGINT)
-        try: proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL); proc.wait(10)
+    with jupyter_lab(tmp_path, {"gates.ipynb": nb}) as lab:
+        yield lab
 
 
 def _wait_idle(page, timeout_ms: int = 120_000):

@@ -22,10 +22,29 @@ def test_no_settings_ini_nbdev3_reads_pyproject():
     assert set(cfg["tst_flags"].split()) >= {"notest", "slow", "gpu"}
 
 
-def test_demo_cli_help():
-    exe = Path(sys.executable).with_name("autonorm-demo")
-    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True).stdout
-    assert "runs/demo" in out
+def test_console_scripts_start_and_name_themselves():
+    """Every `[project.scripts]` entry imports, answers `--help` with its own name as `prog`, and exits 0.
+    Read from pyproject.toml, not from the installed metadata, so a renamed entry point fails here at once
+    (tests/test_wheel_install.py runs the installed scripts)."""
+    import tomllib
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    code = ("import contextlib, importlib, io, json, sys\n"
+            "out = {}\n"
+            "for name, target in json.loads(sys.argv[1]).items():\n"
+            "    mod, fn = target.split(':')\n"
+            "    buf = io.StringIO()\n"
+            "    with contextlib.redirect_stdout(buf):\n"
+            "        try: getattr(importlib.import_module(mod), fn)(['--help'])\n"
+            "        except SystemExit as e: out[name] = [e.code, buf.getvalue()]\n"
+            "print(json.dumps(out))")
+    import json
+    r = subprocess.run([sys.executable, "-c", code, json.dumps(scripts)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    helped = json.loads(r.stdout.splitlines()[-1])
+    assert sorted(helped) == sorted(scripts)
+    for name, (code_, text) in helped.items():
+        assert code_ == 0 and text.startswith(f"usage: {name}"), (name, code_, text[:200])
+    assert "runs/demo" in helped["autonorm-demo"][1]
 
 
 def test_nbdev_clean_keeps_tags_and_collapsed_solutions(tmp_path):

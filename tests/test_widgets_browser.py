@@ -11,11 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser,
-                             free_port as _free_port, wait_http as _wait_http)
+from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL = "autonorm-explorer"
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -23,32 +21,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture
 def lab(tmp_path):
-    "JupyterLab on a free port with a token, serving a copy of nbs/explorers.ipynb with the project kernel."
-    need_browser()
-    nb = json.loads((ROOT / "nbs" / "explorers.ipynb").read_text())
-    nb["metadata"]["kernelspec"] = {"name": KERNEL, "display_name": "Python (autonorm-explorer)", "language": "python"}
-    (tmp_path / "explorers.ipynb").write_text(json.dumps(nb))
-    port, token = _free_port(), secrets.token_hex(16)
-    log = tmp_path / "lab.log"
-    # every cell attached and rendered (JupyterLab's default skips off-screen cells: their text reads as "")
-    settings = tmp_path / "user-settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), PYTHONUNBUFFERED="1",
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "user-settings"))
-    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1",
-           f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
-           "--LabApp.news_url=None", f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"]
-    with open(log, "w") as fh:
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        _wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", 90, proc, log)
-        yield dict(url=f"http://127.0.0.1:{port}", token=token, root=tmp_path, log=log)
-    finally:
-        proc.send_signal(signal.SIGINT); proc.send_signal(signal.SIGINT)   # lab asks to confirm: twice = shut down
-        try: proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL); proc.wait(10)
+    "JupyterLab serving a copy of nbs/explorers.ipynb with the project kernel (browser_support.jupyter_lab)."
+    with jupyter_lab(tmp_path, {"explorers.ipynb": json.loads((ROOT / "nbs" / "explorers.ipynb").read_text())}) as lab:
+        yield lab
 
 
 def _readout(explorer) -> str:
