@@ -59,7 +59,8 @@ def data_root(root: str | os.PathLike = "data") -> Path:
 # %% ../nbs/30_datasources.ipynb #79d654b5
 def _read_manifest(path: Path) -> dict:
     "Parse a manifest file; a truncated or foreign file is a `DatasetFormatError` that names it."
-    try: m = json.loads(path.read_text())
+    try:
+        m = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise DatasetFormatError(f"dataset manifest {path} is not valid JSON ({e}): truncated or not a manifest; "
                                  "restore it, or pass manifest=None to use the one shipped with the package") from None
@@ -67,16 +68,23 @@ def _read_manifest(path: Path) -> dict:
         raise DatasetFormatError(f"dataset manifest {path} has no 'datasets' table: not a manifest of this package")
     return m
 
+# %% ../nbs/30_datasources.ipynb #687a95b0
 def load_manifest(manifest: str | os.PathLike | dict | None = None, root: str | os.PathLike = "data") -> dict:
-    "The manifest as a dict: `manifest` itself if a dict, else read from a path, `<root>/manifest.json` or the shipped one."
-    if isinstance(manifest, dict): return manifest
-    if manifest is not None: candidates = [Path(manifest)]
-    else: candidates = [data_root(root)/"manifest.json", shipped_path("manifest.json")]   # the package's copy
+    "The manifest as a dict: `manifest` itself, else read from a path, `<root>/manifest.json` or the shipped one."
+    if isinstance(manifest, dict):
+        return manifest
+    check_type("manifest", manifest, (str, os.PathLike, type(None)), "a file, a dict, or None (the shipped one)")
+    if manifest is not None:
+        candidates = [Path(manifest)]
+    else:
+        candidates = [data_root(root) / "manifest.json", shipped_path("manifest.json")]   # yours, else the package's
     for p in candidates:
-        if p.is_file(): return _read_manifest(p)
+        if p.is_file():
+            return _read_manifest(p)
     raise FileNotFoundError(f"no dataset manifest found (looked at {', '.join(map(str, candidates))}); "
                             "pass manifest=None to use the one shipped with the package")
 
+# %% ../nbs/30_datasources.ipynb #3ce6aff3
 def manifest_entry(name: str, filename: str, manifest: dict | None = None) -> dict:
     "The manifest record of `filename` of dataset `name` (urls, size, sha256)."
     m = load_manifest(manifest)

@@ -17,11 +17,11 @@ from import_graph import PKG, cycles, import_graph  # noqa: E402
 LAYERS = [
     ("foundation", ["utils", "resources", "claims", "checking"]),
     ("commands", ["cli", "runner"]),
-    ("rank", ["spectra", "resmlp", "branch", "propagation", "paths"]),
+    ("rank", ["norm_registry", "spectra", "resmlp", "branch", "propagation", "paths"]),
     ("norms", ["norms", "autonorm", "schedule", "gates", "autonormify"]),
     ("models", ["models", "block_rank"]),
-    ("data", ["datasources", "formats", "data", "augment", "corruptions"]),
-    ("training", ["metrics", "stats", "train", "report", "experiment", "sweep"]),
+    ("data", ["datasources", "formats", "metrics", "data", "augment", "corruptions"]),
+    ("training", ["stats", "train", "report", "experiment", "sweep"]),
     ("teaching", ["exercises_rank", "exercises_depth", "exercises_autonorm", "webfigures"]),
     ("interfaces", ["widget_core", "widgets", "gate_widgets", "app", "demo", "docsite"]),
 ]
