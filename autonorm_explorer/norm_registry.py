@@ -61,11 +61,19 @@ def normalize(x: torch.Tensor, kind: str = "layernorm", eps: float = 1e-5,
 NORM_LAYERS: dict[str, type] = {}   # canonical method → its layer class, filled as the layer modules load
 
 # %% ../nbs/19_norm_registry.ipynb #51a340bd
+def _in_package(cls: type) -> bool:
+    "Is `cls` defined in one of this package's modules (not in a notebook or a user's script)?"
+    return cls.__module__.startswith("autonorm_explorer.")
+
 def register_norm(name: str) -> Callable[[type], type]:
     "Class decorator: the class is the layer that `make_norm(name, dim)` builds (`name` one of NORM_METHODS)."
     name = canonical_norm(name, "name")
     def register(cls: type) -> type:
-        NORM_LAYERS[name] = cls
+        current = NORM_LAYERS.get(name)
+        # the package's class wins: a notebook re-running its own definitions must not replace it for the
+        # rest of the process (other code checks `isinstance` against the package's classes)
+        if current is None or _in_package(cls) or not _in_package(current):
+            NORM_LAYERS[name] = cls
         return cls
     return register
 
