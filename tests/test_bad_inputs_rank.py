@@ -34,6 +34,23 @@ VIT = ViTLite(3, in_chans=1, img_size=4, preset="vit_lite_2_4", dim=8, heads=2, 
 X4 = torch.randn(2, 1, 4, 4)
 TXT = TextEncoder(20, 3, dim=8, depth=2, heads=2, max_len=8).eval()
 MASK = torch.ones(2, 5, dtype=torch.bool)
+
+
+class _FailsBeforeItsBlocks(torch.nn.Module):
+    "A residual model whose input projection rejects the input's width (a RuntimeError inside torch)."
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 8)
+        self.blocks = torch.nn.ModuleList([torch.nn.Linear(8, 8)])
+
+    def forward(self, x):
+        h = self.proj(x)
+        for block in self.blocks:
+            h = h + block(h)
+        return h
+
+
+FAILS_EARLY = _FailsBeforeItsBlocks()
 CLAIM_99 = "TR-" + "99"      # built, so that no text of the package cites an id outside the claims table
 
 
@@ -224,7 +241,10 @@ BLOCK_RANK_CASES = [
     Bad("block_rank_profile", "inputs of the wrong shape", lambda: block_rank_profile(VIT, torch.randn(2, 3, 4, 4)),
         ("(2, 3, 4, 4)", "[B, 1, 4, 4]")),
     Bad("block_rank_profile", "token ids beyond the vocabulary",
-        lambda: block_rank_profile(TXT, (torch.full((2, 5), 99), MASK)), ("inputs=(tensor (2, 5) torch.int64",)),
+        lambda: block_rank_profile(TXT, (torch.full((2, 5), 99), MASK)), ("token id 99", "vocab_size=20")),
+    Bad("block_rank_profile", "a model that fails inside before its first block",
+        lambda: block_rank_profile(FAILS_EARLY, torch.randn(2, 5), blocks=list(FAILS_EARLY.blocks)),
+        ("failed on inputs=tensor (2, 5)", "before its first block")),
     Bad("block_rank_profile", "blocks empty", lambda: block_rank_profile(VIT, X4, blocks=[]), ("blocks=[]", "empty")),
     Bad("block_rank_profile", "blocks one module", lambda: block_rank_profile(VIT, X4, blocks=VIT.encoder.blocks[0]),
         ("blocks=Block(...)", "a list")),
