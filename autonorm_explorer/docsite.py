@@ -251,8 +251,11 @@ def page_notebook(nb):
 def _show_doc_md(obj, name: str, level: int) -> str:
     "nbdev's show_doc Markdown of `obj`, without its separator and line-less source link, at heading `level`."
     from nbdev.showdoc import show_doc
-    try: md = show_doc(obj, name=name)._repr_markdown_()
-    except ValueError:            # a default nbdev cannot print (it compares it with `==`, e.g. a DataFrame)
+    try:
+        md = show_doc(obj, name=name)._repr_markdown_()
+    # ValueError: a default nbdev cannot print (it compares it with `==`, e.g. a DataFrame);
+    # NameError: an annotation naming a module imported only for type checkers (`pd.DataFrame`)
+    except (ValueError, NameError):
         sig = f"{name}{inspect.signature(obj)}" if callable(obj) else name
         md = f"### {name}\n\n```python\n{sig}\n```\n\n*{inspect.getdoc(obj) or ''}*"
     md = re.sub(r"^---\s*$|^\[source\]\(.*$", "", md, flags=re.M)
