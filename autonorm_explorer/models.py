@@ -248,18 +248,22 @@ def check_inputs(self: TextEncoder, tokens: torch.Tensor, mask: torch.Tensor | N
     B, T = tokens.shape
     if T > self.max_len:
         raise ValueError(f"TextEncoder: sequence length T={T} exceeds max_len={self.max_len}")
-    lo, hi = int(tokens.min()), int(tokens.max())
-    if lo < 0 or hi >= self.vocab_size:
-        bad = hi if hi >= self.vocab_size else lo
-        raise ValueError(f"TextEncoder: token id {bad} is outside the vocabulary; allowed ids: "
-                         f"0..{self.vocab_size - 1} (vocab_size={self.vocab_size})")
+    if tokens.numel() == 0:
+        raise ValueError(f"TextEncoder: tokens {tuple(tokens.shape)} is empty; allowed: B, T >= 1")
     if mask is None:
         mask = torch.ones(B, T, dtype=torch.bool, device=tokens.device)
     check_type("mask", mask, torch.Tensor, "a bool padding mask [B, T], True = real token")
     if mask.shape != tokens.shape or mask.dtype != torch.bool:
         raise ValueError(f"TextEncoder: mask must be bool {tuple(tokens.shape)} (True = real token); "
                          f"got {mask.dtype} {tuple(mask.shape)}")
-    if not bool(mask.any(1).all()):
+    # the three checks that read values share one trip to the host (on CUDA each would wait for the device)
+    lo, hi = torch.aminmax(tokens)
+    lo, hi, rows_ok = torch.stack([lo, hi, mask.any(1).all().long()]).tolist()
+    if lo < 0 or hi >= self.vocab_size:
+        bad = hi if hi >= self.vocab_size else lo
+        raise ValueError(f"TextEncoder: token id {bad} is outside the vocabulary; allowed ids: "
+                         f"0..{self.vocab_size - 1} (vocab_size={self.vocab_size})")
+    if not rows_ok:
         raise ValueError("TextEncoder: every sequence needs at least one real token (mask row all False)")
     return mask
 
