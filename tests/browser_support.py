@@ -1,5 +1,5 @@
 """What the real-browser tests share: Debian's chromium with the flags this machine needs, skip-or-fail when it is
-missing (a skip on a laptop, a failure under CI=true), a free loopback port, waiting for a local server, and the
+missing (a skip on a laptop, a failure under CI=true), the browser itself (`chromium`), a free loopback port, waiting for a local server, and the
 JupyterLab server the notebook tests drive (`jupyter_lab`)."""
 import contextlib, json, os, secrets, signal, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
@@ -30,6 +30,18 @@ def need_browser():
         import playwright.sync_api  # noqa: F401
     except ImportError:
         need(False, "Python playwright is not installed")
+
+
+@contextlib.contextmanager
+def chromium():
+    "Debian's chromium, headless with this machine's flags, closed however the block ends."
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def free_port() -> int:

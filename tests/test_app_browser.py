@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser,
+from browser_support import (ARTIFACTS, chromium, need_browser,
                              free_port as _free_port)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,96 +59,91 @@ def _active_placement(explorer) -> str:
 
 
 def test_app_links_drag_and_download(app):
-    from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    with chromium() as browser:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        # Voilà's page template links Font Awesome from a CDN, unreachable here: answer those two
+        # requests with an empty stylesheet so that the console shows only the app's own errors.
+        ctx.route(re.compile(r"https://cdn\.jsdelivr\.net/npm/@fortawesome/.*\.css"),
+                  lambda route: route.fulfill(status=200, content_type="text/css", body=""))
+        page = ctx.new_page()
+        # a failed request is reported with its address (the console line alone does not say which)
+        page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
+                and errors.append(f"console: {m.text}"))
+        page.on("response", lambda r: r.status >= 400 and errors.append(f"HTTP {r.status}: {r.request.method} {r.url}"))
+        # leaving a page sends the kernel shutdown as a beacon, which the browser reports as aborted
+        # while the server still gets it (checked below in the server's log)
+        page.on("requestfailed", lambda r: "/voila/api/shutdown/" not in r.url
+                and errors.append(f"request failed: {r.url} ({r.failure})"))
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         try:
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            # Voilà's page template links Font Awesome from a CDN, unreachable here: answer those two
-            # requests with an empty stylesheet so that the console shows only the app's own errors.
-            ctx.route(re.compile(r"https://cdn\.jsdelivr\.net/npm/@fortawesome/.*\.css"),
-                      lambda route: route.fulfill(status=200, content_type="text/css", body=""))
-            page = ctx.new_page()
-            # a failed request is reported with its address (the console line alone does not say which)
-            page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
-                    and errors.append(f"console: {m.text}"))
-            page.on("response", lambda r: r.status >= 400 and errors.append(f"HTTP {r.status}: {r.request.method} {r.url}"))
-            # leaving a page sends the kernel shutdown as a beacon, which the browser reports as aborted
-            # while the server still gets it (checked below in the server's log)
-            page.on("requestfailed", lambda r: "/voila/api/shutdown/" not in r.url
-                    and errors.append(f"request failed: {r.url} ({r.failure})"))
-            page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            try:
-                page.goto(f"{app['url']}/?explorer=rank&placement=post", timeout=180_000)
-                top = page.locator(".rankexplorer").first          # the linked view is at the top
-                top.wait_for(timeout=180_000)
-                _wait_ready(page, ".rankexplorer")
-                assert "The view from your link" in page.inner_text("body")
-                assert _active_placement(top) == "post", "the link did not set Post-Norm"
-                assert "Traceback" not in page.content()
-                assert page.locator("pre, code").filter(has_text="AppPage").count() == 0, "code is shown"
-                img = top.locator("img").first
-                src0 = img.get_attribute("src")
-                page.screenshot(path=ARTIFACTS / "app_1_link_post_norm.png")
+            page.goto(f"{app['url']}/?explorer=rank&placement=post", timeout=180_000)
+            top = page.locator(".rankexplorer").first          # the linked view is at the top
+            top.wait_for(timeout=180_000)
+            _wait_ready(page, ".rankexplorer")
+            assert "The view from your link" in page.inner_text("body")
+            assert _active_placement(top) == "post", "the link did not set Post-Norm"
+            assert "Traceback" not in page.content()
+            assert page.locator("pre, code").filter(has_text="AppPage").count() == 0, "code is shown"
+            img = top.locator("img").first
+            src0 = img.get_attribute("src")
+            page.screenshot(path=ARTIFACTS / "app_1_link_post_norm.png")
 
-                beta = top.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^β$")))
-                handle = beta.locator(".noUi-handle").first
-                box = handle.bounding_box()
-                page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-                page.mouse.down()
-                page.mouse.move(box["x"] + box["width"] / 2 - 30, box["y"] + box["height"] / 2, steps=8)
-                page.mouse.up()
-                page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
-                                       arg=[img.element_handle(), src0], timeout=120_000)
-                _wait_ready(page, ".rankexplorer")
-                beta_shown = beta.locator(".widget-readout").inner_text()
-                assert float(beta_shown) < 1.0, beta_shown
-                link = top.locator(".explorer-link a").first
-                page.wait_for_function("([a, b]) => a.getAttribute('href').includes('beta=')",
-                                       arg=[link.element_handle(), beta_shown], timeout=30_000)
-                href = link.get_attribute("href")
-                assert "placement=post" in href and "explorer=rank" in href, href
-                page.screenshot(path=ARTIFACTS / "app_2_beta_dragged.png")
+            beta = top.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^β$")))
+            handle = beta.locator(".noUi-handle").first
+            box = handle.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(box["x"] + box["width"] / 2 - 30, box["y"] + box["height"] / 2, steps=8)
+            page.mouse.up()
+            page.wait_for_function("([el, src]) => el.getAttribute('src') !== src",
+                                   arg=[img.element_handle(), src0], timeout=120_000)
+            _wait_ready(page, ".rankexplorer")
+            beta_shown = beta.locator(".widget-readout").inner_text()
+            assert float(beta_shown) < 1.0, beta_shown
+            link = top.locator(".explorer-link a").first
+            page.wait_for_function("([a, b]) => a.getAttribute('href').includes('beta=')",
+                                   arg=[link.element_handle(), beta_shown], timeout=30_000)
+            href = link.get_attribute("href")
+            assert "placement=post" in href and "explorer=rank" in href, href
+            page.screenshot(path=ARTIFACTS / "app_2_beta_dragged.png")
 
-                top.locator("button", has_text=re.compile(r"^Export$")).click()
-                dl_link = top.locator(".explorer-downloads a", has_text="figure.png")
-                dl_link.wait_for(timeout=60_000)
-                with page.expect_download() as dl:
-                    dl_link.click()
-                saved = app["tmp"] / dl.value.suggested_filename
-                dl.value.save_as(saved)
-                assert saved.name == "rank-figure.png" and saved.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            top.locator("button", has_text=re.compile(r"^Export$")).click()
+            dl_link = top.locator(".explorer-downloads a", has_text="figure.png")
+            dl_link.wait_for(timeout=60_000)
+            with page.expect_download() as dl:
+                dl_link.click()
+            saved = app["tmp"] / dl.value.suggested_filename
+            dl.value.save_as(saved)
+            assert saved.name == "rank-figure.png" and saved.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-                # follow the link to this view: same placement, same β
-                page.goto(f"{app['url']}/{href}" if href.startswith("?") else href, timeout=180_000)
-                again = page.locator(".rankexplorer").first
-                again.wait_for(timeout=180_000)
-                _wait_ready(page, ".rankexplorer")
-                assert _active_placement(again) == "post"
-                beta_again = again.locator(".widget-slider", has=page.locator(
-                    ".widget-label", has_text=re.compile(r"^β$"))).locator(".widget-readout").inner_text()
-                assert beta_again == beta_shown, (beta_again, beta_shown)
-                assert again.locator(".explorer-link a").first.get_attribute("href") == href
-                page.screenshot(path=ARTIFACTS / "app_3_followed_link.png")
+            # follow the link to this view: same placement, same β
+            page.goto(f"{app['url']}/{href}" if href.startswith("?") else href, timeout=180_000)
+            again = page.locator(".rankexplorer").first
+            again.wait_for(timeout=180_000)
+            _wait_ready(page, ".rankexplorer")
+            assert _active_placement(again) == "post"
+            beta_again = again.locator(".widget-slider", has=page.locator(
+                ".widget-label", has_text=re.compile(r"^β$"))).locator(".widget-readout").inner_text()
+            assert beta_again == beta_shown, (beta_again, beta_shown)
+            assert again.locator(".explorer-link a").first.get_attribute("href") == href
+            page.screenshot(path=ARTIFACTS / "app_3_followed_link.png")
 
-                # a bad link: the explorer's own message, the explorer at its defaults, no traceback
-                page.goto(f"{app['url']}/?explorer=rank&placement=sideways", timeout=180_000)
-                err = page.locator(".app-error").first
-                err.wait_for(timeout=180_000)
-                text = err.inner_text()
-                assert "sideways" in text and "post" in text and "allowed" in text, text
-                page.locator(".rankexplorer").first.wait_for(timeout=180_000)     # at its defaults (drawn or not)
-                assert _active_placement(page.locator(".rankexplorer").first) == "pre"
-                assert "Traceback" not in page.content()
-                page.screenshot(path=ARTIFACTS / "app_4_bad_link.png")
-            except Exception:
-                page.screenshot(path=ARTIFACTS / "app_failure.png")
-                shutil.copy(app["log"], ARTIFACTS / "app.log")
-                raise
-        finally:
-            browser.close()
+            # a bad link: the explorer's own message, the explorer at its defaults, no traceback
+            page.goto(f"{app['url']}/?explorer=rank&placement=sideways", timeout=180_000)
+            err = page.locator(".app-error").first
+            err.wait_for(timeout=180_000)
+            text = err.inner_text()
+            assert "sideways" in text and "post" in text and "allowed" in text, text
+            page.locator(".rankexplorer").first.wait_for(timeout=180_000)     # at its defaults (drawn or not)
+            assert _active_placement(page.locator(".rankexplorer").first) == "pre"
+            assert "Traceback" not in page.content()
+            page.screenshot(path=ARTIFACTS / "app_4_bad_link.png")
+        except Exception:
+            page.screenshot(path=ARTIFACTS / "app_failure.png")
+            shutil.copy(app["log"], ARTIFACTS / "app.log")
+            raise
     assert not errors, "browser console errors:\n" + "\n".join(errors)
     log = app["log"].read_text()
     assert log.count("Kernel shutdown:") >= 2, f"leaving a page did not shut its kernel down:\n{log[-2000:]}"

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, need_browser
+from browser_support import ARTIFACTS, chromium, need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,49 +86,44 @@ def test_navigation_search_launch_links_and_reference(site):
 @pytest.mark.browser
 def test_kernel_free_figures_in_chromium(site):
     need_browser()
-    from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     figures = sorted((site["out"] / "figures").glob("*.html"))
     assert [f.name for f in figures] == ["gate.html", "jacobian.html", "threshold.html"], figures
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            for fig in figures:
-                page = browser.new_page(viewport={"width": 1000, "height": 760})
-                errors, requests = [], []
-                page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                page.on("request", lambda r: not r.url.startswith(("file:", "data:")) and requests.append(r.url))
-                page.goto(fig.as_uri())
-                page.wait_for_function("() => window.sliderFigure !== undefined")
-                points = lambda: page.evaluate(
-                    "() => [...document.querySelectorAll('polyline')].map(p => p.getAttribute('points'))")
-                before, readout0 = points(), page.inner_text("#readout")
-                assert before[0] and len(before[0].split()) > 2, (fig.name, before[:1])
-                slider = page.locator("input[type=range]").first
-                slider.focus()
-                page.keyboard.press("ArrowRight")                 # like a person: the keyboard moves the slider
-                if points() == before: page.keyboard.press("ArrowLeft"); page.keyboard.press("ArrowLeft")
-                after = points()
-                assert after != before, f"{fig.name}: moving the slider did not change the plotted data"
-                assert page.inner_text("#readout") != readout0, f"{fig.name}: the readout did not follow the slider"
-                select = page.locator("select").first
-                options = select.locator("option").count()
-                select.select_option(index=(int(select.input_value()) + 1) % options)
-                assert points() != after, f"{fig.name}: choosing another option did not change the plotted data"
-                page.screenshot(path=ARTIFACTS / f"site_figure_{fig.stem}.png", full_page=True)
-                assert not errors, f"{fig.name}: console errors {errors}"
-                assert not requests, f"{fig.name}: the page fetched {requests} (it must be self-contained)"
-                page.close()
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto((site["out"] / "explorers.html").as_uri())
-            page.locator("article img").first.scroll_into_view_if_needed()
-            page.screenshot(path=ARTIFACTS / "site_explorers_snapshot.png", full_page=False)
-            page.goto((site["out"] / "figures.html").as_uri())
-            page.screenshot(path=ARTIFACTS / "site_figures_page.png", full_page=False)
-            page.goto((site["out"] / "api" / "widgets.html").as_uri())
-            page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
-            page.goto((site["out"] / "index.html").as_uri())
-            page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        for fig in figures:
+            page = browser.new_page(viewport={"width": 1000, "height": 760})
+            errors, requests = [], []
+            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: not r.url.startswith(("file:", "data:")) and requests.append(r.url))
+            page.goto(fig.as_uri())
+            page.wait_for_function("() => window.sliderFigure !== undefined")
+            points = lambda: page.evaluate(
+                "() => [...document.querySelectorAll('polyline')].map(p => p.getAttribute('points'))")
+            before, readout0 = points(), page.inner_text("#readout")
+            assert before[0] and len(before[0].split()) > 2, (fig.name, before[:1])
+            slider = page.locator("input[type=range]").first
+            slider.focus()
+            page.keyboard.press("ArrowRight")                 # like a person: the keyboard moves the slider
+            if points() == before: page.keyboard.press("ArrowLeft"); page.keyboard.press("ArrowLeft")
+            after = points()
+            assert after != before, f"{fig.name}: moving the slider did not change the plotted data"
+            assert page.inner_text("#readout") != readout0, f"{fig.name}: the readout did not follow the slider"
+            select = page.locator("select").first
+            options = select.locator("option").count()
+            select.select_option(index=(int(select.input_value()) + 1) % options)
+            assert points() != after, f"{fig.name}: choosing another option did not change the plotted data"
+            page.screenshot(path=ARTIFACTS / f"site_figure_{fig.stem}.png", full_page=True)
+            assert not errors, f"{fig.name}: console errors {errors}"
+            assert not requests, f"{fig.name}: the page fetched {requests} (it must be self-contained)"
+            page.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((site["out"] / "explorers.html").as_uri())
+        page.locator("article img").first.scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / "site_explorers_snapshot.png", full_page=False)
+        page.goto((site["out"] / "figures.html").as_uri())
+        page.screenshot(path=ARTIFACTS / "site_figures_page.png", full_page=False)
+        page.goto((site["out"] / "api" / "widgets.html").as_uri())
+        page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
+        page.goto((site["out"] / "index.html").as_uri())
+        page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab
+from browser_support import ARTIFACTS, chromium, jupyter_lab
 
 ROOT = Path(__file__).resolve().parents[1]
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
@@ -62,75 +62,69 @@ def _drag_right(page, slider, pixels: int):
 
 
 def test_gate_and_freeze_explorers_in_chromium(lab):
-    from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
-                                     headless=True)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
-            page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
-            page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            try:
-                url = f"{lab['url']}/lab/tree/gates.ipynb?reset&token={lab['token']}"
-                page.goto(url, timeout=120_000)
-                page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
-                _wait_idle(page)                       # the kernel exists; Run All is not dropped
-                page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-                page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            url = f"{lab['url']}/lab/tree/gates.ipynb?reset&token={lab['token']}"
+            page.goto(url, timeout=120_000)
+            page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
+            _wait_idle(page)                       # the kernel exists; Run All is not dropped
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
 
-                # GateExplorer: first view, then drag τ to the right
-                gate = page.locator(".gateexplorer").first
-                gate.wait_for(timeout=120_000)
-                _wait_js(page, ".gateexplorer", "rt.includes('π_DyT') && st.startsWith('ready')")
-                _wait_idle(page)
-                first = gate.locator(".explorer-readout").text_content()
-                img = gate.locator("img").first
-                png0 = img.screenshot()
-                gate.screenshot(path=ARTIFACTS / "gate_1_initial.png")
-                tau_label = page.locator(".widget-label", has_text=re.compile(r"^τ$"))
-                tau = gate.locator(".widget-slider", has=tau_label)
-                _drag_right(page, tau, 40)
-                _wait_js(page, ".gateexplorer", f"rt !== {json.dumps(first)} && "
-                                                "rt.includes('π_DyT') && st.startsWith('ready')")
-                _wait_idle(page)
-                tau_shown = float(tau.locator(".widget-readout").text_content())
-                second = gate.locator(".explorer-readout").text_content()
-                assert tau_shown > 0.5, tau_shown
-                assert f"at τ = {tau_shown:.3g}" in second, (tau_shown, second)
-                png1 = img.screenshot()
-                gate.screenshot(path=ARTIFACTS / "gate_2_tau_dragged.png")
-                assert png1 != png0, "the figure did not change after dragging τ"
-                cfg = json.loads(gate.locator(".explorer-config textarea").first.input_value())
-                assert cfg["explorer"] == "GateExplorer" and cfg["tau"] > 0.5, cfg
+            # GateExplorer: first view, then drag τ to the right
+            gate = page.locator(".gateexplorer").first
+            gate.wait_for(timeout=120_000)
+            _wait_js(page, ".gateexplorer", "rt.includes('π_DyT') && st.startsWith('ready')")
+            _wait_idle(page)
+            first = gate.locator(".explorer-readout").text_content()
+            img = gate.locator("img").first
+            png0 = img.screenshot()
+            gate.screenshot(path=ARTIFACTS / "gate_1_initial.png")
+            tau_label = page.locator(".widget-label", has_text=re.compile(r"^τ$"))
+            tau = gate.locator(".widget-slider", has=tau_label)
+            _drag_right(page, tau, 40)
+            _wait_js(page, ".gateexplorer", f"rt !== {json.dumps(first)} && "
+                                            "rt.includes('π_DyT') && st.startsWith('ready')")
+            _wait_idle(page)
+            tau_shown = float(tau.locator(".widget-readout").text_content())
+            second = gate.locator(".explorer-readout").text_content()
+            assert tau_shown > 0.5, tau_shown
+            assert f"at τ = {tau_shown:.3g}" in second, (tau_shown, second)
+            png1 = img.screenshot()
+            gate.screenshot(path=ARTIFACTS / "gate_2_tau_dragged.png")
+            assert png1 != png0, "the figure did not change after dragging τ"
+            cfg = json.loads(gate.locator(".explorer-config textarea").first.input_value())
+            assert cfg["explorer"] == "GateExplorer" and cfg["tau"] > 0.5, cfg
 
-                # FreezeExplorer: idle until Start; watch two epochs; Stop
-                freeze = page.locator(".freezeexplorer").first
-                freeze.scroll_into_view_if_needed()
-                freeze.locator(".explorer-status", has_text="Start").wait_for(timeout=60_000)
-                freeze.screenshot(path=ARTIFACTS / "freeze_1_before_start.png")
-                freeze.locator("button", has_text=re.compile(r"^Start$")).click()
-                _wait_js(page, ".freezeexplorer",
-                         "/epoch [2-9][0-9]*\\/50/.test(rt) && rt.includes('running')")
-                two = freeze.locator(".explorer-readout").text_content()
-                freeze.screenshot(path=ARTIFACTS / "freeze_2_two_epochs.png")
-                assert "AutoNorm-S" in two and "held-out acc" in two, two
-                freeze.locator("button", has_text=re.compile(r"^Stop$")).click()
-                _wait_js(page, ".freezeexplorer",
-                         "rt.includes('stopped') && st.startsWith('ready')", 60_000)
-                _wait_idle(page)
-                stopped = freeze.locator(".explorer-readout").text_content()
-                freeze.screenshot(path=ARTIFACTS / "freeze_3_stopped.png")
-                epochs = int(re.search(r"epoch (\d+)/50", stopped).group(1))
-                assert 2 <= epochs < 50, stopped
-                # T_freeze = 2 was reached: the rule has spoken
-                assert "freeze fired" in stopped or "no freeze" in stopped, stopped
-                page.screenshot(path=ARTIFACTS / "gate_freeze_page.png")
-            except Exception:
-                page.screenshot(path=ARTIFACTS / "gate_freeze_failure.png")
-                shutil.copy(lab["log"], ARTIFACTS / "gate_freeze_lab.log")
-                raise
-        finally:
-            browser.close()
+            # FreezeExplorer: idle until Start; watch two epochs; Stop
+            freeze = page.locator(".freezeexplorer").first
+            freeze.scroll_into_view_if_needed()
+            freeze.locator(".explorer-status", has_text="Start").wait_for(timeout=60_000)
+            freeze.screenshot(path=ARTIFACTS / "freeze_1_before_start.png")
+            freeze.locator("button", has_text=re.compile(r"^Start$")).click()
+            _wait_js(page, ".freezeexplorer",
+                     "/epoch [2-9][0-9]*\\/50/.test(rt) && rt.includes('running')")
+            two = freeze.locator(".explorer-readout").text_content()
+            freeze.screenshot(path=ARTIFACTS / "freeze_2_two_epochs.png")
+            assert "AutoNorm-S" in two and "held-out acc" in two, two
+            freeze.locator("button", has_text=re.compile(r"^Stop$")).click()
+            _wait_js(page, ".freezeexplorer",
+                     "rt.includes('stopped') && st.startsWith('ready')", 60_000)
+            _wait_idle(page)
+            stopped = freeze.locator(".explorer-readout").text_content()
+            freeze.screenshot(path=ARTIFACTS / "freeze_3_stopped.png")
+            epochs = int(re.search(r"epoch (\d+)/50", stopped).group(1))
+            assert 2 <= epochs < 50, stopped
+            # T_freeze = 2 was reached: the rule has spoken
+            assert "freeze fired" in stopped or "no freeze" in stopped, stopped
+            page.screenshot(path=ARTIFACTS / "gate_freeze_page.png")
+        except Exception:
+            page.screenshot(path=ARTIFACTS / "gate_freeze_failure.png")
+            shutil.copy(lab["log"], ARTIFACTS / "gate_freeze_lab.log")
+            raise
     assert not errors, "browser console errors:\n" + "\n".join(errors)

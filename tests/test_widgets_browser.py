@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, jupyter_lab
+from browser_support import ARTIFACTS, chromium, jupyter_lab
 
 ROOT = Path(__file__).resolve().parents[1]
 IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
@@ -76,78 +76,73 @@ def _hover_and_pin(page, explorer, img):
 
 
 def test_rank_explorer_in_chromium(lab):
-    from playwright.sync_api import sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1100})
-            page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
-            page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            try:
-                page.goto(f"{lab['url']}/lab/tree/explorers.ipynb?reset&token={lab['token']}", timeout=120_000)
-                page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
-                _wait_idle(page)                                   # the kernel exists; Run All is not dropped
-                page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-                page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-                explorer = page.locator(".rankexplorer").first
-                explorer.wait_for(timeout=120_000)
-                first = _wait_changed(page, explorer, "")
-                page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output pre')]"
-                                       ".some(p => p.innerText.includes('\"explorer\": \"RankExplorer\"'))", timeout=300_000)
-                _wait_idle(page)
-                explorer.scroll_into_view_if_needed()
-                img = explorer.locator("img").first
-                png0, src0 = img.screenshot(), img.get_attribute("src")
-                page.screenshot(path=ARTIFACTS / "explorer_1_initial.png")
+            page.goto(f"{lab['url']}/lab/tree/explorers.ipynb?reset&token={lab['token']}", timeout=120_000)
+            page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
+            _wait_idle(page)                                   # the kernel exists; Run All is not dropped
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            explorer = page.locator(".rankexplorer").first
+            explorer.wait_for(timeout=120_000)
+            first = _wait_changed(page, explorer, "")
+            page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output pre')]"
+                                   ".some(p => p.innerText.includes('\"explorer\": \"RankExplorer\"'))", timeout=300_000)
+            _wait_idle(page)
+            explorer.scroll_into_view_if_needed()
+            img = explorer.locator("img").first
+            png0, src0 = img.screenshot(), img.get_attribute("src")
+            page.screenshot(path=ARTIFACTS / "explorer_1_initial.png")
 
-                # watch the status line: the "computing…" state must reach the browser
-                page.evaluate("""() => { window.__sawComputing = false;
-                    const s = document.querySelector('.rankexplorer .explorer-status');
-                    new MutationObserver(() => { if (s.innerText.includes('computing')) window.__sawComputing = true; })
-                        .observe(s, {subtree: true, childList: true, characterData: true}); }""")
-                # drag the β handle to the right with the mouse, like a person
-                beta = explorer.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^β$")))
-                handle = beta.locator(".noUi-handle").first
-                box = handle.bounding_box()
-                page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-                page.mouse.down()
-                page.mouse.move(box["x"] + box["width"] / 2 + 25, box["y"] + box["height"] / 2, steps=8)
-                page.mouse.up()
-                second = _wait_changed(page, explorer, first)
-                beta_shown = beta.locator(".widget-readout").inner_text()
-                assert float(beta_shown) > 1.0, beta_shown
-                png1, src1 = img.screenshot(), img.get_attribute("src")
-                page.screenshot(path=ARTIFACTS / "explorer_2_beta_moved.png")
-                assert png1 != png0 and src1 != src0, "the figure did not change after moving β"
-                assert page.evaluate("window.__sawComputing"), "the status line never said computing…"
+            # watch the status line: the "computing…" state must reach the browser
+            page.evaluate("""() => { window.__sawComputing = false;
+                const s = document.querySelector('.rankexplorer .explorer-status');
+                new MutationObserver(() => { if (s.innerText.includes('computing')) window.__sawComputing = true; })
+                    .observe(s, {subtree: true, childList: true, characterData: true}); }""")
+            # drag the β handle to the right with the mouse, like a person
+            beta = explorer.locator(".widget-slider", has=page.locator(".widget-label", has_text=re.compile(r"^β$")))
+            handle = beta.locator(".noUi-handle").first
+            box = handle.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.mouse.move(box["x"] + box["width"] / 2 + 25, box["y"] + box["height"] / 2, steps=8)
+            page.mouse.up()
+            second = _wait_changed(page, explorer, first)
+            beta_shown = beta.locator(".widget-readout").inner_text()
+            assert float(beta_shown) > 1.0, beta_shown
+            png1, src1 = img.screenshot(), img.get_attribute("src")
+            page.screenshot(path=ARTIFACTS / "explorer_2_beta_moved.png")
+            assert png1 != png0 and src1 != src0, "the figure did not change after moving β"
+            assert page.evaluate("window.__sawComputing"), "the status line never said computing…"
 
-                # Hold the Pre-Norm curves, then switch placement to Post-Norm (click, then keyboard)
-                explorer.locator("button", has_text=re.compile(r"^Hold$")).click()
-                explorer.locator(".explorer-status", has_text="held 1").wait_for(timeout=60_000)
-                post = explorer.locator("button.widget-toggle-button", has_text=re.compile(r"^post$"))
-                post.focus(); page.keyboard.press("Enter")          # keyboard: a focused toggle button
-                third = _wait_changed(page, explorer, second)
-                png2 = img.screenshot()
-                page.screenshot(path=ARTIFACTS / "explorer_3_post_norm_vs_held_pre.png")
-                explorer.screenshot(path=ARTIFACTS / "explorer_3_explorer_only.png")
-                assert png2 != png1, "the figure did not change after switching to Post-Norm"
-                assert _final_jacobian(third) < _final_jacobian(second), (second, third)
-                cfg = explorer.locator(".explorer-config textarea").first.input_value()
-                assert '"placement": "post"' in cfg and '"held"' in cfg, cfg
-                href = explorer.locator(".explorer-link a").first.get_attribute("href")
-                assert href.startswith("?explorer=rank&") and "placement=post" in href, href
-                _hover_and_pin(page, explorer, img)
-                for name, needle in [("thresholdexplorer", "1/p(relu"), ("pathexplorer", "mean order")]:
-                    other = page.locator(f".{name}").first
-                    other.scroll_into_view_if_needed()
-                    assert needle in other.locator(".explorer-readout").inner_text()
-                    other.screenshot(path=ARTIFACTS / f"explorer_4_{name}.png")
-            except Exception:
-                page.screenshot(path=ARTIFACTS / "explorer_failure.png")
-                shutil.copy(lab["log"], ARTIFACTS / "lab.log")
-                raise
-        finally:
-            browser.close()
+            # Hold the Pre-Norm curves, then switch placement to Post-Norm (click, then keyboard)
+            explorer.locator("button", has_text=re.compile(r"^Hold$")).click()
+            explorer.locator(".explorer-status", has_text="held 1").wait_for(timeout=60_000)
+            post = explorer.locator("button.widget-toggle-button", has_text=re.compile(r"^post$"))
+            post.focus(); page.keyboard.press("Enter")          # keyboard: a focused toggle button
+            third = _wait_changed(page, explorer, second)
+            png2 = img.screenshot()
+            page.screenshot(path=ARTIFACTS / "explorer_3_post_norm_vs_held_pre.png")
+            explorer.screenshot(path=ARTIFACTS / "explorer_3_explorer_only.png")
+            assert png2 != png1, "the figure did not change after switching to Post-Norm"
+            assert _final_jacobian(third) < _final_jacobian(second), (second, third)
+            cfg = explorer.locator(".explorer-config textarea").first.input_value()
+            assert '"placement": "post"' in cfg and '"held"' in cfg, cfg
+            href = explorer.locator(".explorer-link a").first.get_attribute("href")
+            assert href.startswith("?explorer=rank&") and "placement=post" in href, href
+            _hover_and_pin(page, explorer, img)
+            for name, needle in [("thresholdexplorer", "1/p(relu"), ("pathexplorer", "mean order")]:
+                other = page.locator(f".{name}").first
+                other.scroll_into_view_if_needed()
+                assert needle in other.locator(".explorer-readout").inner_text()
+                other.screenshot(path=ARTIFACTS / f"explorer_4_{name}.png")
+        except Exception:
+            page.screenshot(path=ARTIFACTS / "explorer_failure.png")
+            shutil.copy(lab["log"], ARTIFACTS / "lab.log")
+            raise
     assert not errors, "browser console errors:\n" + "\n".join(errors)
