@@ -22,6 +22,7 @@ the log of the norm. All in float64. The singular values of all depths come from
 # %% ../nbs/12_propagation.ipynb #501f8098
 from __future__ import annotations
 import math
+from functools import partial
 from dataclasses import replace
 from typing import Optional
 
@@ -36,8 +37,9 @@ from .spectra import ACTIVATION_DERIVATIVES, erank_from_svals
 from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights, ACTIVATION_FUNCTIONS
 
 # %% auto #0
-__all__ = ['JACOBIAN_SPECTRA', 'PROFILE_COLUMNS', 'norm_forward', 'norm_jvp', 'block_step', 'input_generator', 'sample_inputs',
-           'representation_svals', 'jacobian_svals', 'profile_bytes', 'rank_profile_steps', 'rank_profile']
+__all__ = ['JACOBIAN_SPECTRA', 'PROFILE_COLUMNS', 'norm_forward', 'norm_jvp', 'branch_jacobian', 'block_step', 'input_generator',
+           'sample_inputs', 'representation_grams', 'gram_svals', 'representation_svals', 'jacobian_svals',
+           'profile_bytes', 'rank_profile_steps', 'rank_profile']
 
 # %% ../nbs/12_propagation.ipynb #807673af
 from .norm_registry import normalize
@@ -55,52 +57,79 @@ def norm_jvp(y: torch.Tensor, s: torch.Tensor, Q: torch.Tensor, norm: str, proje
     if norm == "layernorm": out = out - Q.mean(-2, keepdim=True)
     return out / s[..., None]
 
-# %% ../nbs/12_propagation.ipynb #5cdaf9ab
-def _branch(cfg: ResMLPConfig, up: torch.Tensor, down: Optional[torch.Tensor], u: torch.Tensor):
-    "Branch output f(u) [n, d] and σ'(pre-activations) [n, m]."
-    a = (u @ up.T) * (cfg.alpha / math.sqrt(cfg.width))              # [n, m]
-    z = ACTIVATION_FUNCTIONS[cfg.activation](a)
-    dsig = ACTIVATION_DERIVATIVES[cfg.activation](a)
-    if down is not None: z = (z @ down.T) * (cfg.alpha / math.sqrt(cfg.hidden))   # [n, d]
+# %% ../nbs/12_propagation.ipynb #27e481e9
+def _branch(cfg: ResMLPConfig, up: torch.Tensor, down: Optional[torch.Tensor], u: torch.Tensor,
+            k: Optional[int] = None):
+    "Branch output f(u) [n, d] and σ' at the pre-activations of the first k rows [k, m] (all rows if k is None)."
+    a = (u * (cfg.alpha / math.sqrt(cfg.width))) @ up.T                      # [n, m] = c₁ W_up u
+    dsig = ACTIVATION_DERIVATIVES[cfg.activation](a if k is None else a[:k])  # [k, m]: only where J is taken
+    z = a.relu_() if cfg.activation == "relu" else ACTIVATION_FUNCTIONS[cfg.activation](a)   # a is not needed now
+    if down is not None: z = (z @ down.T) * (cfg.alpha / math.sqrt(cfg.hidden))   # [n, d] = c₂ W_down σ(a)
     return z, dsig
 
-def _branch_jvp(cfg: ResMLPConfig, up, down, dsig: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
-    "J_f @ Q for Q [k, d, c], with dsig [k, m] the activation derivatives of the k Jacobian inputs."
-    if cfg.activation == "relu" and dsig.shape[0] == 1 and down is not None and Q.device.type == "cpu":
-        # ReLU, one input: only the active units contribute, J_f = W_down[:, S] W_up[S, :]; half the work
+# %% ../nbs/12_propagation.ipynb #9f57a833
+def _active_units(cfg: ResMLPConfig, up: torch.Tensor, down: torch.Tensor, dsig: torch.Tensor):
+    """(W_up, W_down, σ') over the units that matter: for ReLU at one input on the CPU, the rows/columns of
+    the active units S, where σ' = 1 (returned as None); otherwise unchanged."""
+    if cfg.activation == "relu" and dsig.shape[0] == 1 and up.device.type == "cpu":
         # (CPU only: on CUDA, `nonzero` would synchronize with the host every block)
-        idx = dsig[0].nonzero()[:, 0]                                                   # [|S|]
-        T = torch.matmul(up[idx], Q) * (cfg.alpha / math.sqrt(cfg.width))              # [1, |S|, c]
-        return torch.matmul(down[:, idx], T) * (cfg.alpha / math.sqrt(cfg.hidden))     # [1, d, c]
-    T = torch.matmul(up, Q) * (dsig[..., None] * (cfg.alpha / math.sqrt(cfg.width)))   # [k, m, c]
-    if down is None: return T
-    return torch.matmul(down, T) * (cfg.alpha / math.sqrt(cfg.hidden))                 # [k, d, c]
+        idx = dsig[0].nonzero()[:, 0]                                         # S, [|S|]
+        return up[idx], down[:, idx], None
+    return up, down, dsig
 
+def _hidden_product(up: torch.Tensor, down: torch.Tensor, dsig: Optional[torch.Tensor], scale: float):
+    "scale · W_down diag(σ') W_up [k, d, d]; dsig None means σ' = 1 on every unit given (a ReLU's S)."
+    if dsig is None: return (down @ up * scale)[None]                          # [1, d, |S|] @ [|S|, d]
+    return (down * dsig[:, None, :]) @ up * scale                              # [k, d, m] @ [m, d]
+
+# %% ../nbs/12_propagation.ipynb #46ab2f40
+def branch_jacobian(cfg: ResMLPConfig, up: torch.Tensor, down: Optional[torch.Tensor],
+                    dsig: torch.Tensor) -> torch.Tensor:
+    "J_f [k, d, d] at the k inputs whose activation derivatives are dsig [k, m]: c₂ W_down diag(σ') W_up c₁."
+    c1 = cfg.alpha / math.sqrt(cfg.width)
+    if down is None: return up * (dsig[..., None] * c1)                        # one matrix: diag(σ') W_up c₁
+    return _hidden_product(*_active_units(cfg, up, down, dsig), c1 * cfg.alpha / math.sqrt(cfg.hidden))
+
+# %% ../nbs/12_propagation.ipynb #99c25101
+def _branch_jvp(cfg: ResMLPConfig, up, down, dsig: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
+    "J_f @ Q for Q [k, d, c], dsig [k, m]: through the hidden units, or with J_f formed first when cheaper."
+    c1 = cfg.alpha / math.sqrt(cfg.width)
+    if down is None: return torch.matmul(up, Q) * (dsig[..., None] * c1)      # [k, d, c]
+    scale = c1 * cfg.alpha / math.sqrt(cfg.hidden)
+    up, down, dsig = _active_units(cfg, up, down, dsig)
+    m, (d, c) = up.shape[0], Q.shape[-2:]
+    if d * m + d * c < 2 * m * c:                                             # 2d²m + 2d²c < 4mdc flops
+        return torch.matmul(_hidden_product(up, down, dsig, scale), Q)        # [k, d, d] @ [k, d, c]
+    T = torch.matmul(up, Q) if dsig is None else torch.matmul(up, Q) * dsig[..., None]   # [k, m, c]
+    return torch.matmul(down, T) * scale                                                # [k, d, c]
+
+# %% ../nbs/12_propagation.ipynb #6294bb29
 def block_step(cfg: ResMLPConfig, up, down, H: torch.Tensor, P: Optional[torch.Tensor] = None):
     "One block: returns (h_next [n, d], β·branch [n, d], J_ℓ @ P [k, d, c] or None); Jacobians at H[:k]."
     b, k = cfg.beta, 0 if P is None else P.shape[0]
-    if cfg.placement == "pre":
+    jvp = partial(_branch_jvp, cfg, up, down)
+    if cfg.placement == "pre":                                                # h + β f(N(h))
         y, s = norm_forward(H, cfg.norm, cfg.eps)
-        f, dsig = _branch(cfg, up, down, y)
+        f, dsig = _branch(cfg, up, down, y, k)
         branch = b * f
         Hn = H + branch
-        if k: P = P + b * _branch_jvp(cfg, up, down, dsig[:k], norm_jvp(y[:k], s[:k], P, cfg.norm, cfg.projection))
-    elif cfg.placement == "output":
-        f, dsig = _branch(cfg, up, down, H)
+        if k: P = P + b * jvp(dsig, norm_jvp(y[:k], s[:k], P, cfg.norm, cfg.projection))
+    elif cfg.placement == "output":                                           # h + β N(f(h))
+        f, dsig = _branch(cfg, up, down, H, k)
         y, s = norm_forward(f, cfg.norm, cfg.eps)
         branch = b * y
         Hn = H + branch
-        if k: P = P + b * norm_jvp(y[:k], s[:k], _branch_jvp(cfg, up, down, dsig[:k], P), cfg.norm, cfg.projection)
-    elif cfg.placement == "post":
-        f, dsig = _branch(cfg, up, down, H)
+        if k: P = P + b * norm_jvp(y[:k], s[:k], jvp(dsig, P), cfg.norm, cfg.projection)
+    elif cfg.placement == "post":                                             # N(h + β f(h))
+        f, dsig = _branch(cfg, up, down, H, k)
         branch = b * f
         Hn, s = norm_forward(H + branch, cfg.norm, cfg.eps)
-        if k: P = norm_jvp(Hn[:k], s[:k], P + b * _branch_jvp(cfg, up, down, dsig[:k], P), cfg.norm, cfg.projection)
-    else:
-        f, dsig = _branch(cfg, up, down, H)
+        if k: P = norm_jvp(Hn[:k], s[:k], P + b * jvp(dsig, P), cfg.norm, cfg.projection)
+    else:                                                                     # h + β f(h)
+        f, dsig = _branch(cfg, up, down, H, k)
         branch = b * f
         Hn = H + branch
-        if k: P = P + b * _branch_jvp(cfg, up, down, dsig[:k], P)
+        if k: P = P + b * jvp(dsig, P)
     return Hn, branch, (P if k else None)
 
 # %% ../nbs/12_propagation.ipynb #6a1e21e6
@@ -119,26 +148,36 @@ def sample_inputs(n: int, width: int, seed: int = 0, device="cpu") -> torch.Tens
     x = torch.randn(n, width, generator=input_generator(seed), dtype=torch.float64)
     return (x * (math.sqrt(width) / x.norm(dim=-1, keepdim=True))).to(dev)
 
-# %% ../nbs/12_propagation.ipynb #5ee84beb
+# %% ../nbs/12_propagation.ipynb #c97ff005
+def representation_grams(Z: torch.Tensor, centered: bool = True) -> torch.Tensor:
+    """Gram matrices whose eigenvalues are σ(Z)² (and, if `centered`, σ(Z − 1μᵀ)²): Z [..., n, d] ->
+    [..., 2 or 1, r, r], r = min(n, d); ZᵀZ and ZᵀZ − nμμᵀ when n ≥ d, else ZZᵀ and its centered version."""
+    n, d = Z.shape[-2:]
+    if n >= d:
+        G = Z.mT @ Z                                                          # [..., d, d]
+        if not centered: return G[..., None, :, :]
+        mean = Z.mean(-2)                                                     # [..., d]
+        return torch.stack([G, G - n * mean[..., :, None] * mean[..., None, :]], -3)
+    G = Z @ Z.mT                                                              # [..., n, n]
+    if not centered: return G[..., None, :, :]
+    Zc = Z - Z.mean(-2, keepdim=True)
+    return torch.stack([G, Zc @ Zc.mT], -3)
+
+def gram_svals(G: torch.Tensor) -> torch.Tensor:
+    "Singular values (descending) from Gram matrices G [..., r, r]: √λ(G), tiny negative rounding clamped."
+    return torch.linalg.eigvalsh(G).clamp_min(0).sqrt().flip(-1)              # eigvalsh is ascending
+
+# %% ../nbs/12_propagation.ipynb #8ffe6b65
 def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tensor:
     "Singular values of Z and (if `centered`) of the centered Z, Hs [D, n, d] -> [2D or D, min(n, d)], descending."
     check_type("Hs", Hs, torch.Tensor, "a stack of representations [depths, samples, width]")
     centered = check_bool("centered", centered)
     if Hs.ndim != 3 or not Hs.is_floating_point():
         raise ValueError(f"Hs has shape {tuple(Hs.shape)} and dtype {Hs.dtype}; allowed: a floating tensor [D, n, d]")
-    D, n, d = Hs.shape
-    mean = Hs.mean(1)                                                         # [D, d]
-    if n >= d:
-        G = Hs.mT @ Hs                                                        # [D, d, d]
-        Gc = G - n * mean[:, :, None] * mean[:, None, :] if centered else None
-    else:
-        G = Hs @ Hs.mT                                                        # [D, n, n]
-        Gc = (Hs - mean[:, None]) @ (Hs - mean[:, None]).mT if centered else None
-    lam = torch.linalg.eigvalsh(torch.cat([G, Gc]) if centered else G)        # [2D or D, r], ascending
-    return lam.clamp_min(0).sqrt().flip(-1)
+    G = representation_grams(Hs, centered)                                    # [D, 2 or 1, r, r]
+    return gram_svals(G.transpose(0, 1).flatten(0, 1))                        # uncentered depths first
 
 # %% ../nbs/12_propagation.ipynb #bda6d707
-from functools import partial
 from typing import Callable, Iterator
 
 from .utils import check_bool, check_choice, check_memory, check_type
@@ -149,14 +188,17 @@ def jacobian_svals(Ps: torch.Tensor, method: str = "svd") -> torch.Tensor:
     "Singular values [..., d] (descending) of Jacobian products Ps [..., d, d]: `svdvals`, or √eigvalsh(PᵀP)."
     check_choice("jacobian_spectrum", method, JACOBIAN_SPECTRA)
     if method == "svd": return torch.linalg.svdvals(Ps)
-    return torch.linalg.eigvalsh(Ps.mT @ Ps).clamp_min(0).sqrt().flip(-1)         # λ(PᵀP) = σ², ascending
+    return gram_svals(Ps.mT @ Ps)                                             # λ(PᵀP) = σ²
 
 # %% ../nbs/12_propagation.ipynb #606b8547
-def profile_bytes(cfg: ResMLPConfig, n_samples: int, n_jacobian_inputs: int, sample: bool = True) -> int:
-    "Bytes a profile holds at once: stored streams and Jacobian products, the hidden layer, the weights (if sampled)."
+def profile_bytes(cfg: ResMLPConfig, n_samples: int, n_jacobian_inputs: int, sample: bool = True,
+                  representation: bool = True, centered: bool = True) -> int:
+    """Bytes a profile holds at once: the Grams of the representations and the Jacobian products of every
+    depth, the stream and hidden layer of one block, the weights (if sampled)."""
     d, L, m, n, k = cfg.width, cfg.depth, cfg.hidden, n_samples, n_jacobian_inputs
     weights = L * m * d * (2 if cfg.branch == "two" else 1) if sample else 0
-    return 8 * ((L + 1) * (n * d + k * d * d) + 2 * n * m + 2 * k * m * d + weights)
+    grams = (2 if centered else 1) * min(n, d) ** 2 if representation else 0
+    return 8 * ((L + 1) * (grams + k * d * d) + 4 * n * d + 2 * n * m + 2 * k * m * d + weights)
 
 def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int = 1, seed: int = 0,
                        device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True,
@@ -172,7 +214,7 @@ def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_input
     check_choice("jacobian_spectrum", jacobian_spectrum, JACOBIAN_SPECTRA)
     if weights is not None: check_type("weights", weights, ResMLPWeights, "from sample_weights(cfg), or None")
     check_memory(f"rank_profile(width={cfg.width}, depth={cfg.depth}, n_samples={n}, n_jacobian_inputs={k})",
-                 profile_bytes(cfg, n, k, sample=weights is None))
+                 profile_bytes(cfg, n, k, weights is None, representation, centered))
     dev = resolve_device(device)
     H = sample_inputs(n, cfg.width, seed, dev)                                # [n, d]
     w = sample_weights(cfg, dev) if weights is None else weights.check_matches(cfg)
@@ -181,19 +223,20 @@ def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_input
     return _profile_blocks(cfg, w, H, k, seed, dev, **spectra)
 
 # %% ../nbs/12_propagation.ipynb #ccc03cfd
-def _profile_columns(Hs, Ps, log_norm, ratio, representation: bool, centered: bool, jacobian_spectrum: str) -> dict:
-    "The profile's columns for a run of D depths: streams Hs [D, n, d], Jacobian products Ps [D, k, d, d]."
-    D, n, d = Hs.shape
-    cols = {}
-    if representation:
-        sv_rep = representation_svals(Hs, centered)                           # [2D or D, min(n, d)]
-        er_rep = erank_from_svals(sv_rep) / min(n, d)
-        sq = sv_rep[:D] ** 2
-        cols.update(representation_erank=er_rep[:D], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
-        if centered: cols.update(representation_erank_centered=er_rep[D:])
-    cols.update(mean_spike=Hs.mean(1).norm(dim=-1), branch_skip_ratio=ratio, stream_norm=Hs.norm(dim=-1).mean(1))
-    if Ps.shape[1]:
-        er_j = erank_from_svals(jacobian_svals(Ps, jacobian_spectrum)) / d     # [D, k]
+def _profile_columns(grams, jac, log_norm, ratio, spike, stream, n: int, jacobian_spectrum: str) -> dict:
+    """The profile's columns for a run of D depths: representation Grams [D, 2 or 1, r, r] (None: skipped),
+    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓᵀP_ℓ for the "gram" spectrum), per-depth statistics [D]."""
+    cols = dict(mean_spike=spike, branch_skip_ratio=ratio, stream_norm=stream)
+    if grams is not None:
+        sv_rep = gram_svals(grams)                                            # [D, 2 or 1, r]
+        er_rep = erank_from_svals(sv_rep) / grams.shape[-1]                   # erank / min(n, d)
+        sq = sv_rep[:, 0] ** 2
+        cols.update(representation_erank=er_rep[:, 0], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
+        if grams.shape[1] == 2: cols.update(representation_erank_centered=er_rep[:, 1])
+    if jac.shape[1]:
+        d = jac.shape[-1]
+        sv_j = jacobian_svals(jac) if jacobian_spectrum == "svd" else gram_svals(jac)   # [D, k, d]
+        er_j = erank_from_svals(sv_j) / d
         cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False),
                     jacobian_log_norm=(log_norm + 0.5 * math.log(d)).mean(1))
     return cols
@@ -206,20 +249,27 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
     "The loop of `rank_profile_steps`, its arguments checked: stream and Jacobian products, spectra on demand."
     d, L, n = cfg.width, cfg.depth, H.shape[0]
     f64 = dict(dtype=torch.float64, device=dev)
-    Hs = torch.empty(L + 1, n, d, **f64)                                     # streams h_0..h_L
-    Ps = torch.empty(L + 1, k, d, d, **f64)                                  # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F
-    P = torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d)
-    Hs[0], Ps[0] = H, P
+    r = min(n, d)
+    grams = torch.empty(L + 1, 2 if centered else 1, r, r, **f64) if representation else None  # Z_ℓ's Grams
+    jac = torch.empty(L + 1, k, d, d, **f64)                    # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F, or P_ℓᵀP_ℓ ("gram")
     log_norm = torch.zeros(L + 1, k, **f64)                                   # log ‖∂h_ℓ/∂h_0‖_F - ½ log d
     ratio = torch.full((L + 1,), float("nan"), **f64)                        # ρ_ℓ, NaN at ℓ = 0
+    spike, stream = torch.empty(L + 1, **f64), torch.empty(L + 1, **f64)      # ‖mean_n h_ℓ‖, mean_n ‖h_ℓ‖
+    def record(l: int, H: torch.Tensor, h_norm: torch.Tensor, P: torch.Tensor):
+        "Keep what depth ℓ's columns need, while H [n, d] and P [k, d, d] are still in cache."
+        spike[l], stream[l] = H.mean(0).norm(), h_norm.mean()
+        if grams is not None: grams[l] = representation_grams(H, centered)
+        if k and jacobian_spectrum == "svd": jac[l] = P
+        elif k: torch.matmul(P.mT, P, out=jac[l])                             # P_ℓᵀP_ℓ [k, d, d]
     cols: dict[str, np.ndarray] = {}                                          # spectra of depths 0..have-1
     have = 0
     def profile(upto: int) -> pd.DataFrame:
         "The profile of depths 0..upto (the spectra of depths not done yet in one batch)."
         nonlocal have
         if upto >= have:
-            new = _profile_columns(Hs[have:upto + 1], Ps[have:upto + 1], log_norm[have:upto + 1],
-                                   ratio[have:upto + 1], representation, centered, jacobian_spectrum)
+            span = slice(have, upto + 1)
+            new = _profile_columns(None if grams is None else grams[span], jac[span], log_norm[span], ratio[span],
+                                   spike[span], stream[span], n, jacobian_spectrum)
             for c, v in new.items():
                 v = v.cpu().numpy()
                 cols[c] = v if c not in cols else np.concatenate([cols[c][:have], v])
@@ -229,17 +279,18 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         df.attrs.update(config=dict(vars(cfg)), n_samples=n, n_jacobian_inputs=k, seed=seed, device=str(dev),
                         total_depth=L)
         return df
+    P = torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d)
     h_norm = H.norm(dim=-1)                                                   # [n]
+    record(0, H, h_norm, P)
     for l in range(L):
         H, branch, P = block_step(cfg, w.up[l], None if w.down is None else w.down[l], H, P if k else None)
         ratio[l + 1] = (branch.norm(dim=-1) / h_norm).mean()
         h_norm = H.norm(dim=-1)
-        Hs[l + 1] = H
         if k:
             fro = P.norm(dim=(-2, -1))                                        # [k]
             P = P / fro[:, None, None]
-            Ps[l + 1] = P
             log_norm[l + 1] = log_norm[l] + fro.log()
+        record(l + 1, H, h_norm, P)
         yield partial(profile, l + 1), (l + 1) / L
 
 # %% ../nbs/12_propagation.ipynb #8551bddd
