@@ -24,8 +24,8 @@ import torch
 from .utils import (check_choice, check_finite, check_int, check_memory, check_type,
                                      device_memory_bytes, resolve_device, torch_generator)
 from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights
-from .propagation import (norm_forward, norm_jvp, _branch, _branch_jvp, block_step, sample_inputs,
-                                           input_generator)
+from .propagation import (norm_forward, norm_jvp, _branch, _branch_jvp, branch_jacobian, block_step,
+                                           sample_inputs, input_generator)
 
 # %% auto #0
 __all__ = ['PATH_METHODS', 'block_jacobian_parts', 'order_decomposition', 'meanfield_weights', 'path_orders']
@@ -64,7 +64,7 @@ def block_jacobian_parts(cfg: ResMLPConfig, weights: Optional[ResMLPWeights] = N
             B[l] = _branch_jvp(cfg, up, down, dsig, norm_jvp(y, s, I, cfg.norm, cfg.projection))[0]
         else:
             f, dsig = _branch(cfg, up, down, h)
-            Jf = _branch_jvp(cfg, up, down, dsig, I)
+            Jf = branch_jacobian(cfg, up, down, dsig)                                # [1, d, d]
             if cfg.placement == "output":                                           # B = J_N(f(h)) J_f(h)
                 y, s = norm_forward(f, cfg.norm, cfg.eps)
                 B[l] = norm_jvp(y, s, Jf, cfg.norm, cfg.projection)[0]
