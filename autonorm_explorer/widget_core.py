@@ -208,12 +208,14 @@ def make_control(p: Param) -> W.ValueWidget:
                          readout_format=".3g", **common)
 
 # %% ../nbs/40_widget_core.ipynb #2b7c0a01
-def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int] | None]:
+def axes_slots(fig, axes, renderer, boxes: list | None = None
+               ) -> list[tuple[int, int, int, int] | None]:
     """The rectangle (x0, y0, x1, y1), display pixels from the bottom left, that each axes may repaint alone:
     its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none.
-    None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together)."""
+    None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together).
+    `boxes`: the axes' drawn extents if known (measuring costs ~15 ms an axes), else measured here."""
     W_, H_ = fig.bbox.width, fig.bbox.height
-    boxes = [ax.get_tightbbox(renderer) for ax in axes]
+    if boxes is None: boxes = [ax.get_tightbbox(renderer) for ax in axes]
     slots = []
     for i, b in enumerate(boxes):
         x0, y0, x1, y1 = 0.0, 0.0, W_, H_
@@ -256,6 +258,7 @@ class LiveFigure:
         self.image = W.Image(format="png", layout=W.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.png, self.renders, self.full_draws, self.axis_draws = b"", 0, 0, 0
         self.dynamic, self._background, self._bg_limits, self._slots = [], None, None, None
+        self._boxes = None                    # each axes' drawn extent when last measured
         self.blit_s = 0.0                     # the last fast-path render took this long (s)
 
     def add_dynamic(self, *artists):
@@ -292,23 +295,33 @@ class LiveFigure:
         "Draw everything but the animated artists; keep it as the background; find each axes' slot."
         self.canvas.draw()
         self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
-        self._slots = axes_slots(self.fig, self.axes, self.canvas.get_renderer())
+        renderer = self.canvas.get_renderer()
+        self._boxes = [ax.get_tightbbox(renderer) for ax in self.axes]
+        self._slots = axes_slots(self.fig, self.axes, renderer, self._boxes)
         self.full_draws += 1
 
     def _redraw_axes(self, moved: list[int]) -> bool:
-        "Repaint only the slots of the axes in `moved` over the background; False if an axes outgrew its slot."
+        """Repaint only the slots of the axes in `moved` over the background. Tick labels grown past
+        a slot are kept while they stay clear of every other axes' drawing (the slots are measured
+        again); False (draw it all) if they reach one."""
         if any(self._slots[i] is None for i in moved): return False
         renderer = self.canvas.get_renderer()
         self.canvas.restore_region(self._background)
         px = np.asarray(self.canvas.buffer_rgba())                        # [H, W, 4], row 0 = top
         face = (np.array(self.fig.get_facecolor()) * 255).round().astype(np.uint8)
-        H = px.shape[0]
+        H, outgrown = px.shape[0], False
         for i in moved:
             x0, y0, x1, y1 = self._slots[i]                               # display pixels, origin bottom-left
             px[H - y1:H - y0, x0:x1] = face
             self.axes[i].draw(renderer)
             tb = self.axes[i].yaxis.get_tightbbox(renderer)                # new limits change the tick labels' width
-            if tb is not None and (tb.x0 < x0 - 0.5 or tb.x1 > x1 + 0.5): return False
+            outgrown |= tb is not None and (tb.x0 < x0 - 0.5 or tb.x1 > x1 + 0.5)
+        if outgrown:                                  # past the slot, into a gap that was blank
+            boxes = list(self._boxes)
+            for i in moved: boxes[i] = self.axes[i].get_tightbbox(renderer)
+            slots = axes_slots(self.fig, self.axes, renderer, boxes)
+            if any(slots[i] is None for i in moved): return False         # it reached another axes
+            self._boxes, self._slots = boxes, slots
         self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
         self.axis_draws += len(moved)
         return True
@@ -333,13 +346,17 @@ def grown_range(old, new, data, scale: str = "linear", share: float = 0.3, pad: 
     """The y-limits after a redraw, from the `old` limits, the autoscaled `new` ones and the `data`
     interval: `old` while the data fill it; else `old` grown to take in `new`, with headroom where
     the data left it, while the data fill that; else (the data shrank to a corner or moved far)
-    `new` with headroom on both sides."""
+    `new` with headroom on both sides, but for a side the autoscale pinned to the data (a sticky
+    edge, such as 0 under a norm)."""
+    lo, hi = sorted(new)
+    data = max(min(data), lo), min(max(data), hi)      # `new` holds the data: cuts round-off only
     if range_fills(old, data, scale, share): return tuple(old)
     f, g = ((lambda v: math.log10(v)), (lambda v: 10 ** v)) if scale == "log" else (float, float)
-    (o0, o1), (n0, n1) = sorted(map(f, old)), sorted(map(f, new))
+    (o0, o1), (n0, n1), (d0, d1) = sorted(map(f, old)), (f(lo), f(hi)), tuple(map(f, data))
     union = g(min(o0, n0)), g(max(o1, n1))
     if range_fills(union, data, scale, share): return with_headroom(old, union, data, scale, pad)
-    return g(n0 - pad * (n1 - n0)), g(n1 + pad * (n1 - n0))
+    room = pad * (n1 - n0)
+    return g(n0 - (room if n0 != d0 else 0.0)), g(n1 + (room if n1 != d1 else 0.0))
 
 # %% ../nbs/40_widget_core.ipynb #971d6467
 class Explorer:

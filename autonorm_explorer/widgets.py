@@ -137,12 +137,14 @@ class RankExplorer(Explorer):
 # %% ../nbs/41_widgets.ipynb #52b40afa
 @patch
 def setup_axes(self: RankExplorer):
-    "Titles, limits and the 1/√ℓ reference artist, once."
+    "Titles, limits and the 1/√ℓ reference artist, once; the spike (a norm) is drawn from 0."
     a = self.axes
     a[0].set(title="input–output Jacobian erank/d", xlabel="depth ℓ", ylim=(0, 1.02))
     a[1].set(title="representation erank/d (uncentered)", xlabel="depth ℓ", ylim=(0, 1.02))
     a[2].set(title="branch-to-skip ratio ρ_ℓ", xlabel="depth ℓ", xscale="log", yscale="log")
     a[3].set(title="mean spike ‖mean_n h_ℓ‖", xlabel="depth ℓ")
+    floor = a[3].axhline(0, color="0.6", lw=0.8)          # 0 is always in range ...
+    floor.sticky_edges.y.append(0)                         # ... at the bottom edge, no margin below
     (self.ref_line,) = a[2].plot([], [], ls=":", color="0.4", lw=1.5, label="∝ 1/√ℓ")
     self.live.add_dynamic(self.ref_line)
     a[2].legend(loc="lower left", fontsize=7)
