@@ -213,7 +213,7 @@ def axes_slots(fig, axes, renderer, boxes: list | None = None
     """The rectangle (x0, y0, x1, y1), display pixels from the bottom left, that each axes may repaint alone:
     its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none.
     None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together).
-    `boxes`: the axes' drawn extents if known (measuring costs ~15 ms an axes), else measured here."""
+    `boxes`: the axes' drawn extents if known (measuring costs ~15 ms an axes), else measured."""
     W_, H_ = fig.bbox.width, fig.bbox.height
     if boxes is None: boxes = [ax.get_tightbbox(renderer) for ax in axes]
     slots = []
