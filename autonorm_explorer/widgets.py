@@ -154,6 +154,7 @@ def setup_axes(self: RankExplorer):
         axis.set_major_formatter(FormatStrFormatter("%g"))
     for ax in a: ax.grid(alpha=0.3)
     self.fig.tight_layout()
+    self.live.pin_labels = True                # default titles, no y labels: pin them
 
 # %% ../nbs/41_widgets.ipynb #9d6b5d7d
 def weight_bytes(width: int, depth: int, branch: str = "two", expansion: float = 4.0, **_) -> int:

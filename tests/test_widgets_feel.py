@@ -178,7 +178,7 @@ class Paced(RankExplorer):
 
 
 class QuickPaced(Paced):
-    "The defaults' shape, faster: 30 ms of setup, then 32 blocks of 1 ms (all of it well within 150 ms)."
+    "The defaults' shape, faster: 30 ms of setup, then 32 blocks of 1 ms (well within 150 ms)."
     setup, block = 0.03, 0.001
 
 
@@ -188,7 +188,7 @@ class SlowPaced(Paced):
 
 
 def test_no_partial_frame_when_the_whole_result_comes_within_the_first_paint_budget():
-    "The setup-heavy first block alone predicts ~1 s to go; the second block's pace says ~30 ms: no partial."
+    "The setup-heavy first block predicts ~1 s to go; the second block's pace says ~30 ms: none."
     ex = QuickPaced(width=16, depth=32); assert ex.wait(120), ex.error
     drawn = ex.partial_draws
     for beta in (0.8, 1.2, 0.9): ex.controls["beta"].value = beta; assert ex.wait(120), ex.error
@@ -198,21 +198,21 @@ def test_no_partial_frame_when_the_whole_result_comes_within_the_first_paint_bud
 
 
 def test_a_slow_computation_draws_partial_curves_after_its_second_block():
-    "Beyond the budget the first partial frame comes once the pace is known, and the curves keep growing."
+    "Beyond the budget the first partial frame comes once the pace is known; the curves grow."
     ex = SlowPaced(width=16, depth=32); assert ex.wait(120), ex.error
     ex.partial_depths.clear()
     ex.controls["beta"].value = 0.8; assert ex.wait(120), ex.error
-    assert ex.partial_depths and ex.partial_depths[0] <= 2, ex.partial_depths    # ~45 ms after the change
+    assert ex.partial_depths and ex.partial_depths[0] <= 2, ex.partial_depths    # ~45 ms in
     assert len(ex.partial_depths) >= 2 and ex.partial_depths == sorted(ex.partial_depths)
-    assert len(ex.current["jacobian"].get_ydata()) == 33                         # then the whole profile
+    assert len(ex.current["jacobian"].get_ydata()) == 33                         # then all of it
     ex.close()
 
 
 def test_curves_extras_and_readout_are_the_profile_columns(rank):
     "What is drawn from the arrays is exactly the DataFrame's columns (pandas is the oracle)."
     rank.apply(beta=0.6, placement="pre"); rank.hold(); rank.apply(beta=1.3)
-    for ex_df, lines in [(rank.data, rank.current), (rank.held[0]["data"],
-                                                     dict(zip(rank.held[0]["keys"], rank.held[0]["artists"])))]:
+    held = dict(zip(rank.held[0]["keys"], rank.held[0]["artists"]))
+    for ex_df, lines in [(rank.data, rank.current), (rank.held[0]["data"], held)]:
         deep = ex_df[ex_df.depth >= 1]
         want = {"jacobian": (ex_df.depth, ex_df.jacobian_erank), "representation": (ex_df.depth,
                 ex_df.representation_erank), "ratio": (deep.depth, deep.branch_skip_ratio),
@@ -222,15 +222,15 @@ def test_curves_extras_and_readout_are_the_profile_columns(rank):
             np.testing.assert_array_equal(lines[key].get_ydata(), y.to_numpy(float), err_msg=key)
     df = rank.data
     deep = df[df.depth >= 1]
-    np.testing.assert_allclose(rank.ref_line.get_ydata(), deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth),
-                               rtol=1e-15)
+    ref = deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth)
+    np.testing.assert_allclose(rank.ref_line.get_ydata(), ref, rtol=1e-15)
     assert f"{df.jacobian_erank.iloc[-1]:.3f}" in rank.readout_html.value
     assert f"{df.mean_spike.iloc[-1]:.3g}" in rank.readout_html.value
     rank.clear_held()
 
 
 def test_unchanged_depth_limits_are_not_set_again(rank):
-    "set_xlim only when the depth changes: a β move fires no xlim callback, a depth move one per axes."
+    "set_xlim only when the depth changes: a β move fires no xlim callback, a depth move one each."
     fired = []
     ids = [ax.callbacks.connect("xlim_changed", lambda ax: fired.append(ax)) for ax in rank.axes]
     rank.apply(beta=0.7); rank.apply(beta=0.9)
@@ -293,3 +293,18 @@ def test_interpreter_exits_with_its_own_status_while_every_explorer_computes(tmp
     assert out.returncode == status, (out.returncode, out.stderr[-2000:])
     assert "terminate called" not in out.stderr
     if how == "raise": assert "RuntimeError: boom" in out.stderr
+
+
+def test_after_many_moves_the_fast_paths_show_what_a_full_draw_shows():
+    "β drags and switches (axes repainted alone, labels pinned): the PNG equals a plain draw."
+    ex = RankExplorer(width=16, depth=16, background=False)
+    for key, value in [("beta", 0.7), ("beta", 1.4), ("placement", "post"), ("branch", "single"),
+                       ("placement", "pre"), ("activation", "tanh"), ("branch", "two"),
+                       ("beta", 0.9)]:
+        ex.controls[key].value = value
+    assert ex.live.axis_draws >= 3, ex.live.axis_draws                 # the repaint path did run
+    shown = np.asarray(Image.open(io.BytesIO(ex.live.png)).convert("RGBA"))
+    for a in ex.live.dynamic: a.set_animated(False)
+    ex.live.canvas.draw()
+    np.testing.assert_array_equal(shown, np.asarray(ex.live.canvas.buffer_rgba()))
+    ex.close()
