@@ -55,7 +55,7 @@ from .utils import check_choice, check_range, check_int, atomic_write_bytes, ato
 # %% auto #0
 __all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'RENDER_LOCK', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config',
            'query_text', 'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'png_bytes',
-           'LiveFigure', 'range_fills', 'with_headroom', 'Explorer', 'Cancelled', 'readout_text']
+           'LiveFigure', 'range_fills', 'with_headroom', 'grown_range', 'Explorer', 'Cancelled', 'readout_text']
 
 # %% ../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -208,12 +208,14 @@ def make_control(p: Param) -> W.ValueWidget:
                          readout_format=".3g", **common)
 
 # %% ../nbs/40_widget_core.ipynb #2b7c0a01
-def axes_slots(fig, axes, renderer) -> list[tuple[int, int, int, int] | None]:
+def axes_slots(fig, axes, renderer, boxes: list | None = None
+               ) -> list[tuple[int, int, int, int] | None]:
     """The rectangle (x0, y0, x1, y1), display pixels from the bottom left, that each axes may repaint alone:
     its drawn extent grown halfway into every gap towards a neighbour, or to the figure edge where it has none.
-    None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together)."""
+    None where that rectangle would touch another axes' drawing (axes that overlap are always drawn together).
+    `boxes`: the axes' drawn extents if known (measuring costs ~15 ms an axes), else measured."""
     W_, H_ = fig.bbox.width, fig.bbox.height
-    boxes = [ax.get_tightbbox(renderer) for ax in axes]
+    if boxes is None: boxes = [ax.get_tightbbox(renderer) for ax in axes]
     slots = []
     for i, b in enumerate(boxes):
         x0, y0, x1, y1 = 0.0, 0.0, W_, H_
@@ -256,6 +258,9 @@ class LiveFigure:
         self.image = W.Image(format="png", layout=W.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.png, self.renders, self.full_draws, self.axis_draws = b"", 0, 0, 0
         self.dynamic, self._background, self._bg_limits, self._slots = [], None, None, None
+        self._boxes = None                    # each axes' drawn extent when last measured
+        self.pin_labels = False               # pin titles, x labels after a full draw?
+        self.blit_s = 0.0                     # the last fast-path render took this long (s)
 
     def add_dynamic(self, *artists):
         "Register artists that change on every update (lines, markers): redrawn alone on the fast path."
@@ -271,7 +276,9 @@ class LiveFigure:
         """Draw (fast paths: background + dynamic artists; redraw only the axes whose limits moved), encode, show.
         Under `RENDER_LOCK`: explorers drawing on several threads take turns."""
         with RENDER_LOCK:
+            t = time.perf_counter()
             limits = self._limits()
+            fast = self._background is not None and limits == self._bg_limits
             if self._background is None: self._full_draw()
             elif limits != self._bg_limits:
                 moved = [i for i, (new, old) in enumerate(zip(limits, self._bg_limits)) if new != old]
@@ -282,29 +289,52 @@ class LiveFigure:
             self.png = png_bytes(np.asarray(self.canvas.buffer_rgba()))
         self.image.value = self.png
         self.renders += 1
+        if fast: self.blit_s = time.perf_counter() - t
         return self.png
 
     def _full_draw(self):
         "Draw everything but the animated artists; keep it as the background; find each axes' slot."
         self.canvas.draw()
+        if self.pin_labels: self._pin_labels()
         self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
-        self._slots = axes_slots(self.fig, self.axes, self.canvas.get_renderer())
+        renderer = self.canvas.get_renderer()
+        self._boxes = [ax.get_tightbbox(renderer) for ax in self.axes]
+        self._slots = axes_slots(self.fig, self.axes, renderer, self._boxes)
         self.full_draws += 1
 
+    def _pin_labels(self):
+        """Pin each axes' title, x label and (empty) y label where the draw put them: repainting
+        an axes then skips measuring its and its neighbours' tick labels to place them (a fifth
+        of a repaint). For figures whose titles have the default style, no y-axis label."""
+        for ax in self.axes:
+            lab = ax.xaxis.label
+            where = lab.get_transform().transform(lab.get_position())           # display pixels
+            ax.xaxis.set_label_coords(*ax.transAxes.inverted().transform(where))
+            if not ax.get_ylabel(): ax.yaxis.set_label_coords(0.0, 0.5)
+            ax.set_title(ax.get_title(), y=ax.title.get_position()[1])
+
     def _redraw_axes(self, moved: list[int]) -> bool:
-        "Repaint only the slots of the axes in `moved` over the background; False if an axes outgrew its slot."
+        """Repaint only the slots of the axes in `moved` over the background. Tick labels grown past
+        a slot are kept while they stay clear of every other axes' drawing (the slots are measured
+        again); False (draw it all) if they reach one."""
         if any(self._slots[i] is None for i in moved): return False
         renderer = self.canvas.get_renderer()
         self.canvas.restore_region(self._background)
         px = np.asarray(self.canvas.buffer_rgba())                        # [H, W, 4], row 0 = top
         face = (np.array(self.fig.get_facecolor()) * 255).round().astype(np.uint8)
-        H = px.shape[0]
+        H, outgrown = px.shape[0], False
         for i in moved:
             x0, y0, x1, y1 = self._slots[i]                               # display pixels, origin bottom-left
             px[H - y1:H - y0, x0:x1] = face
             self.axes[i].draw(renderer)
             tb = self.axes[i].yaxis.get_tightbbox(renderer)                # new limits change the tick labels' width
-            if tb is not None and (tb.x0 < x0 - 0.5 or tb.x1 > x1 + 0.5): return False
+            outgrown |= tb is not None and (tb.x0 < x0 - 0.5 or tb.x1 > x1 + 0.5)
+        if outgrown:                                  # past the slot, into a gap that was blank
+            boxes = list(self._boxes)
+            for i in moved: boxes[i] = self.axes[i].get_tightbbox(renderer)
+            slots = axes_slots(self.fig, self.axes, renderer, boxes)
+            if any(slots[i] is None for i in moved): return False         # it reached another axes
+            self._boxes, self._slots = boxes, slots
         self._background, self._bg_limits = self.canvas.copy_from_bbox(self.fig.bbox), self._limits()
         self.axis_draws += len(moved)
         return True
@@ -324,6 +354,23 @@ def with_headroom(old, new, data, scale: str = "linear", pad: float = 0.25):
     span = n1 - n0
     return g(n0 - pad * span if d0 < o0 else n0), g(n1 + pad * span if d1 > o1 else n1)
 
+# %% ../nbs/40_widget_core.ipynb #49ad1011
+def grown_range(old, new, data, scale: str = "linear", share: float = 0.3, pad: float = 0.25):
+    """The y-limits after a redraw, from the `old` limits, the autoscaled `new` ones and the `data`
+    interval: `old` while the data fill it; else `old` grown to take in `new`, with headroom where
+    the data left it, while the data fill that; else (the data shrank to a corner or moved far)
+    `new` with headroom on both sides, but for a side the autoscale pinned to the data (a sticky
+    edge, such as 0 under a norm)."""
+    lo, hi = sorted(new)
+    data = max(min(data), lo), min(max(data), hi)      # `new` holds the data: cuts round-off only
+    if range_fills(old, data, scale, share): return tuple(old)
+    f, g = ((lambda v: math.log10(v)), (lambda v: 10 ** v)) if scale == "log" else (float, float)
+    (o0, o1), (n0, n1), (d0, d1) = sorted(map(f, old)), (f(lo), f(hi)), tuple(map(f, data))
+    union = g(min(o0, n0)), g(max(o1, n1))
+    if range_fills(union, data, scale, share): return with_headroom(old, union, data, scale, pad)
+    room = pad * (n1 - n0)
+    return g(n0 - (room if n0 != d0 else 0.0)), g(n1 + (room if n1 != d1 else 0.0))
+
 # %% ../nbs/40_widget_core.ipynb #971d6467
 class Explorer:
     "Base of the explorers: controls from `PARAMS`, a live figure, readout, presets, Hold, config, export, a worker."
@@ -335,10 +382,12 @@ class Explorer:
     HOVER_RADIUS_PX = 12          # how near (image pixels) the cursor must be to a curve point
     MAX_PINS = 8                  # pinned readouts at most
     RESULT_CACHE = 64             # finished results kept per settings (going back is free)
+    FIRST_PAINT_S = 0.15          # a change shows something this soon (s): all of it, else partial
     PARTIAL_FIRST_S = 0.08        # a progressive computation draws its first partial result after this long,
     PARTIAL_EVERY_S = 0.25        # then at most this often,
     PARTIAL_MIN_LEFT_S = 0.1      # and not when the rest should take less than this
     PARTIAL_SHARE = 0.1           # nor once partial draws took this share of the time so far
+    CLEAN_PACE_SHARE = 0.1        # first block at most this share: judge the pace after the next
     KEEP_RANGE_SHARE = 0.3        # keep a y-range while the data span at least this share of it
     QUERY_NAME = ""               # name in a link (explorer=...); "" = class name without "Explorer", lower case
     LEGEND_LOC = "upper right"    # where the legend of the first axis goes (fixed: "best" costs a search per draw)
@@ -588,10 +637,12 @@ def _run(self: Explorer, gen: int, settings: dict, t_request: float):
         key = json.dumps(settings, sort_keys=True)
         data = self._results.get(key)
         if data is None:
+            marks = []                         # (end of each block, partial draws left out; done)
             with torch_threads(self.compute_threads(settings)):
                 for data, done in self._steps(settings):
                     self._check_current(gen)
-                    if done < 1 and self._partial_due(time.perf_counter() - t0, done, last_draw, draw_s):
+                    marks.append((time.perf_counter() - draw_s, done))
+                    if done < 1 and self._partial_due(t_request, t0, marks, last_draw, draw_s):
                         t = time.perf_counter()
                         self._draw_partial(gen, data() if callable(data) else data, done)
                         last_draw = time.perf_counter()
@@ -626,11 +677,26 @@ def _steps(self: Explorer, settings: dict):
 
 # %% ../nbs/40_widget_core.ipynb #b08098b9
 @patch
-def _partial_due(self: Explorer, elapsed: float, done: float, last_draw: float, draw_s: float) -> bool:
-    """Draw a partial result now? Once PARTIAL_FIRST_S passed, every PARTIAL_EVERY_S, unless the end is near
-    or partial draws already took PARTIAL_SHARE of the time (they must not slow the result down much)."""
-    left = elapsed * (1 - done) / max(done, 1e-9)                 # time still needed, at the pace so far
-    return (elapsed >= self.PARTIAL_FIRST_S and time.perf_counter() - last_draw >= self.PARTIAL_EVERY_S
+def _partial_due(self: Explorer, t_request: float, t0: float, marks: list, last_draw: float,
+                 draw_s: float) -> bool:
+    """Draw a partial result now? Never when the whole result should be on screen within
+    FIRST_PAINT_S of the change. The time still needed comes from the pace of the blocks after the
+    first (the first also paid the setup); while the first block is a small share of the work and
+    one more block fits the budget, wait for that block. Otherwise: once PARTIAL_FIRST_S passed,
+    every PARTIAL_EVERY_S, unless the end is near or partial draws already took PARTIAL_SHARE of the
+    time (they must not slow the result down much). `marks`: (end of each block so far, partial
+    draws left out; share done), on the clock of `time.perf_counter`."""
+    now = time.perf_counter()
+    (t1, d1), (tn, dn) = marks[0], marks[-1]
+    clean = dn > d1                                   # a later block: no setup in its pace
+    pace = (tn - t1) / (dn - d1) if clean else (t1 - t0) / max(d1, 1e-9)   # s per share of the work
+    left = pace * (1 - dn)                            # time still needed
+    since, blit = now - t_request, self.live.blit_s
+    if since + left + blit <= self.FIRST_PAINT_S: return False       # all of it comes in time
+    if not clean and d1 <= self.CLEAN_PACE_SHARE and since + (t1 - t0) + blit <= self.FIRST_PAINT_S:
+        return False                                  # the next block tells the pace, still in time
+    elapsed = now - t0
+    return (elapsed >= self.PARTIAL_FIRST_S and now - last_draw >= self.PARTIAL_EVERY_S
             and left > self.PARTIAL_MIN_LEFT_S and draw_s <= self.PARTIAL_SHARE * elapsed)
 
 # %% ../nbs/40_widget_core.ipynb #d499a85f
@@ -689,7 +755,7 @@ def _deliver(self: Explorer, gen: int, settings: dict, data, t_request: float, t
 # %% ../nbs/40_widget_core.ipynb #28415bb6
 @patch
 def _autoscale(self: Explorer):
-    "Rescale autoscaling axes to all curves; keep the old y-range while the data still fill it (fewer full redraws)."
+    "Rescale autoscaling axes to all curves; y-ranges grow with headroom, rarely shrink."
     for ax in self.axes:
         if not (ax.get_autoscaley_on() or ax.get_autoscalex_on()): continue
         old = ax.get_ylim()
@@ -697,8 +763,8 @@ def _autoscale(self: Explorer):
         ax.autoscale_view()
         data = tuple(ax.dataLim.intervaly)
         if not (self.live.renders and ax.get_autoscaley_on() and np.all(np.isfinite(data))): continue
-        if range_fills(old, data, ax.get_yscale(), self.KEEP_RANGE_SHARE): ax.set_ylim(old, auto=None)
-        else: ax.set_ylim(with_headroom(old, ax.get_ylim(), data, ax.get_yscale()), auto=None)
+        new = grown_range(old, ax.get_ylim(), data, ax.get_yscale(), self.KEEP_RANGE_SHARE)
+        ax.set_ylim(new, auto=None)
 
 # %% ../nbs/40_widget_core.ipynb #34a95662
 @patch

@@ -44,7 +44,7 @@ from .spectra import survival_rate, mp_edges, mp_density
 # %% auto #0
 __all__ = ['PLACEMENT', 'BRANCH', 'ACTIVATION', 'SEED', 'RANK_PRESET_BASE', 'THRESHOLD_GRID', 'THRESHOLD_CHUNK', 'beta_param',
            'expansion_param', 'loglog_slope', 'RankExplorer', 'weight_bytes', 'BlockSampler', 'block_weights',
-           'rank_summary', 'ThresholdExplorer', 'PathExplorer']
+           'profile_columns', 'rank_summary', 'ThresholdExplorer', 'PathExplorer']
 
 # %% ../nbs/41_widgets.ipynb #ede63237
 PLACEMENT = Param("placement", "placement", "choice", "pre", choices=("none", "pre", "post", "output"),
@@ -123,7 +123,7 @@ class RankExplorer(Explorer):
     CACHE_BYTES = 4.5e9      # ... and at most this many bytes of them together
     MAX_WEIGHT_BYTES = 4e9   # refuse settings whose float64 weights alone exceed this (d=512, L=128, m/d=4 is 2.1 GB)
     JACOBIAN_SPECTRUM = "gram"   # σ(P) as √eigvalsh(PᵀP): erank/d within 1e-6 of the SVD's, about twice as fast
-    PARTIAL_FIRST_S = 0.0    # draw the first partial profile as soon as the rest will take long (d = 512: one block)
+    PARTIAL_FIRST_S = 0.0    # partial as soon as the whole would miss FIRST_PAINT_S
 
     def __init__(self, background: bool = True, **settings):
         self._weights, self._cache_lock, self.weight_samples = OrderedDict(), threading.Lock(), 0
@@ -137,12 +137,14 @@ class RankExplorer(Explorer):
 # %% ../nbs/41_widgets.ipynb #52b40afa
 @patch
 def setup_axes(self: RankExplorer):
-    "Titles, limits and the 1/√ℓ reference artist, once."
+    "Titles, limits and the 1/√ℓ reference artist, once; the spike (a norm) is drawn from 0."
     a = self.axes
     a[0].set(title="input–output Jacobian erank/d", xlabel="depth ℓ", ylim=(0, 1.02))
     a[1].set(title="representation erank/d (uncentered)", xlabel="depth ℓ", ylim=(0, 1.02))
     a[2].set(title="branch-to-skip ratio ρ_ℓ", xlabel="depth ℓ", xscale="log", yscale="log")
     a[3].set(title="mean spike ‖mean_n h_ℓ‖", xlabel="depth ℓ")
+    floor = a[3].axhline(0, color="0.6", lw=0.8)          # 0 is always in range ...
+    floor.sticky_edges.y.append(0)                         # ... at the bottom edge, no margin below
     (self.ref_line,) = a[2].plot([], [], ls=":", color="0.4", lw=1.5, label="∝ 1/√ℓ")
     self.live.add_dynamic(self.ref_line)
     a[2].legend(loc="lower left", fontsize=7)
@@ -152,6 +154,7 @@ def setup_axes(self: RankExplorer):
         axis.set_major_formatter(FormatStrFormatter("%g"))
     for ax in a: ax.grid(alpha=0.3)
     self.fig.tight_layout()
+    self.live.pin_labels = True                # default titles, no y labels: pin them
 
 # %% ../nbs/41_widgets.ipynb #9d6b5d7d
 def weight_bytes(width: int, depth: int, branch: str = "two", expansion: float = 4.0, **_) -> int:
@@ -228,34 +231,58 @@ def progress_text(self: RankExplorer, df, done):
     "How far the profile is, for the status line."
     return f"depth {len(df) - 1} of {df.attrs['total_depth']}"
 
+# %% ../nbs/41_widgets.ipynb #3048cd17
+def profile_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The columns of a profile as float arrays, read in one go: every `df[col]` of a profile
+    copies `df.attrs` (pandas deep-copies them into each Series), which costs more than the draw."""
+    values = np.ascontiguousarray(df.to_numpy(float).T)          # [columns, depths]
+    return dict(zip(df.columns, values))
+
+# %% ../nbs/41_widgets.ipynb #beeea77a
+@patch
+def _columns(self: RankExplorer, df: pd.DataFrame) -> dict[str, np.ndarray]:
+    "`profile_columns(df)`, once per profile: `lines`, `draw_extras` and `readout` share it."
+    memo = getattr(self, "_columns_memo", None)
+    if memo is None or memo[0] is not df: memo = self._columns_memo = (df, profile_columns(df))
+    return memo[1]
+
 # %% ../nbs/41_widgets.ipynb #633e3abd
 @patch
 def lines(self: RankExplorer, df: pd.DataFrame) -> dict:
     "The four curves against depth (the ratio from ℓ = 1, where it is defined)."
-    deep = df[df.depth >= 1]
-    return {"jacobian": (df.depth, df.jacobian_erank), "representation": (df.depth, df.representation_erank),
-            "ratio": (deep.depth, deep.branch_skip_ratio), "spike": (df.depth, df.mean_spike)}
+    c = self._columns(df)
+    depth, deep = c["depth"], c["depth"] >= 1
+    return {"jacobian": (depth, c["jacobian_erank"]),
+            "representation": (depth, c["representation_erank"]),
+            "ratio": (depth[deep], c["branch_skip_ratio"][deep]), "spike": (depth, c["mean_spike"])}
 
 # %% ../nbs/41_widgets.ipynb #71d3ffa9
 @patch
 def draw_extras(self: RankExplorer, df: pd.DataFrame):
-    "Move the 1/√ℓ reference through the current ρ_1; depth axes span the full depth (a partial profile grows in)."
-    deep = df[df.depth >= 1]
-    if len(deep): self.ref_line.set_data(deep.depth, deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth))
-    L = max([df.attrs.get("total_depth", int(df.depth.max()))] + [h["settings"]["depth"] for h in self.held])
-    for ax in (self.axes[0], self.axes[1], self.axes[3]): ax.set_xlim(-0.05 * L, 1.05 * L)
-    hi = max(L, 2)
-    self.axes[2].set_xlim(hi ** -0.05, hi ** 1.05)                            # 5% margins, in decades
+    """Move the 1/√ℓ reference through the current ρ_1; depth axes span the full depth (a partial
+    profile grows in). A limit is set only when it changes: `set_xlim` runs the axes' callbacks
+    even for the same values."""
+    c = self._columns(df)
+    deep = c["depth"] >= 1
+    if deep.any():
+        x = c["depth"][deep]
+        self.ref_line.set_data(x, c["branch_skip_ratio"][deep][0] / np.sqrt(x))
+    L = max([df.attrs.get("total_depth", int(c["depth"].max()))]
+            + [h["settings"]["depth"] for h in self.held])
+    hi, lin = max(L, 2), (-0.05 * L, 1.05 * L)
+    spans = [lin, lin, (hi ** -0.05, hi ** 1.05), lin]                     # 5% margins (in decades)
+    for ax, span in zip(self.axes, spans):
+        if tuple(ax.get_xlim()) != span: ax.set_xlim(span)
 
 # %% ../nbs/41_widgets.ipynb #e24a2786
 def rank_summary(df: pd.DataFrame) -> dict:
     "Key numbers of a rank profile: final erank/d (Jacobian, representation), ratio slope for ℓ ≥ L/4, final spike."
-    L = int(df.depth.max())
-    last = df.iloc[-1]
-    return dict(depth=L, jacobian_erank=float(last.jacobian_erank),
-                representation_erank=float(last.representation_erank),
-                ratio_slope=loglog_slope(df.depth, df.branch_skip_ratio, start=max(1, L / 4)),
-                mean_spike=float(last.mean_spike))
+    c = profile_columns(df)
+    L = int(c["depth"].max())
+    return dict(depth=L, jacobian_erank=float(c["jacobian_erank"][-1]),
+                representation_erank=float(c["representation_erank"][-1]),
+                ratio_slope=loglog_slope(c["depth"], c["branch_skip_ratio"], start=max(1, L / 4)),
+                mean_spike=float(c["mean_spike"][-1]))
 
 # %% ../nbs/41_widgets.ipynb #e660606c
 @patch

@@ -4,8 +4,11 @@ At the defaults (d=128, L=32, n=128 inputs) a fixed, mixed sequence of changes i
 applies them (`control.value = ...`): β drags (distinct values), placement, branch and activation switches
 (some of them back to a view seen before). For every change we record the wall time until the new figure is
 delivered (computed, rendered as PNG, put in the Image widget), and its split: compute, draw (all renders of
-that request) and overhead (the rest: queueing, thread hand-over, the readout). In the same run we time the
-bare computation at the defaults (`rank_profile` alone, the floor an explorer cannot beat without a cache).
+that request) and overhead (the rest: queueing, thread hand-over, the readout), and how the
+figure was drawn: partial frames before the result (they cost time and, at the defaults, should not
+be needed), axes repainted because their limits moved, whole-figure redraws. In the same run we time
+the bare computation at the defaults (`rank_profile` alone, the floor an explorer cannot beat
+without a cache).
 
 At d=256/L=64 and d=512/L=128 we time β changes (weights already sampled): the time to the first paint (the
 first render of that request: partial curves) and to completion.
@@ -118,14 +121,18 @@ def child_defaults() -> dict:
     floor, svd = bare_ms(128, 32)
     ex = RankExplorer(width=128, depth=32); assert ex.wait(600), ex.error
     rows = []
+    counts = lambda: (ex.partial_draws, ex.live.axis_draws, ex.live.full_draws)
     for key, value in mixed_changes():
+        before = counts()
         t0 = time.perf_counter()
         ex.controls[key].value = value
         assert ex.wait(600), ex.error
         lat = 1e3 * (time.perf_counter() - t0)
         tm = ex.last_timing
+        partial, axes, full = (a - b for a, b in zip(counts(), before))
         rows.append(dict(key=key, latency=lat, compute=tm["compute_ms"], draw=tm["draw_ms"],
-                         overhead=lat - tm["compute_ms"] - tm["draw_ms"]))
+                         overhead=lat - tm["compute_ms"] - tm["draw_ms"], partial=partial,
+                         axes=axes, full=full))
     full = ex.live.full_draws
     ex.close()
     return dict(rows=rows, bare=floor, svd=svd, full_draws=full)
@@ -170,11 +177,14 @@ def run_child(tree: Path, what: list) -> dict:
 def summarize(d: dict) -> dict:
     rows = d["rows"]; lat = [r["latency"] for r in rows]
     med = lambda k: statistics.median(r[k] for r in rows)
+    per_run = lambda k, only=None: sum(r[k] for r in rows if only in (None, r["key"])) / d["runs"]
     return dict(median=statistics.median(lat), p90=float(np.percentile(lat, 90)), compute=med("compute"),
                 draw=med("draw"), overhead=med("overhead"), bare=d["bare"], ratio=statistics.median(lat) / d["bare"],
                 beta=statistics.median(r["latency"] for r in rows if r["key"] == "beta"),
                 switch=statistics.median(r["latency"] for r in rows if r["key"] != "beta"),
-                full_draws=d["full_draws"], changes=len(rows), svd=d["svd"], load=d["load"])
+                full_draws=d["full_draws"], changes=len(rows) // d["runs"], svd=d["svd"],
+                load=d["load"], partial=per_run("partial"), partial_beta=per_run("partial", "beta"),
+                axes=per_run("axes"), full=per_run("full"))
 
 
 def main():
@@ -210,19 +220,28 @@ def defaults(trees, rounds: int):
     res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]],
                                 bare=statistics.median(run["bare"] for run in rs),
                                 svd=statistics.median(run["svd"] for run in rs),
-                                full_draws=max(run["full_draws"] for run in rs), load=max(loads[name])))
+                                full_draws=max(run["full_draws"] for run in rs),
+                                load=max(loads[name]), runs=len(rs)))
            for name, rs in runs.items()}
     print(f"\nDefaults d=128, L=32, {res['after']['changes']} mixed changes ({rounds} runs pooled) "
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
             ("ratio", "median/bare"), ("svd", "rank_profile")]
-    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'full draws':>12}{'load':>7}")
+    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'load':>7}")
     for name, _ in trees:
         r = res[name]
         print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
-              + f"{r['full_draws']:>12}{r['load']:>7.1f}")
+              + f"{r['load']:>7.1f}")
     print("target: median <= 100 ms, p90 <= 150 ms")
+    print(f"\nDraws per run of the {res['after']['changes']} changes (partial = frames drawn "
+          "before the result; axes = one axes repainted because its limits moved; full = whole "
+          "figure redrawn):")
+    print(f"{'':8}{'partial':>10}{'on β drags':>12}{'axes':>8}{'full':>8}")
+    for name, _ in trees:
+        r = res[name]
+        print(f"{name:8}{r['partial']:>10.1f}{r['partial_beta']:>12.1f}{r['axes']:>8.1f}"
+              f"{r['full']:>8.1f}")
 
 
 def large(trees, changes: int):

@@ -128,6 +128,7 @@ def test_progress_then_a_newer_change_cancels_within_one_block_and_stale_is_neve
 class SlowPaths(PathExplorer):
     "PathExplorer whose chosen method waits on an event, so the test sees the partial (mean-field only) frame."
     PARTIAL_MIN_LEFT_S = 0.0          # a tiny network: the pace alone would not call for a partial frame
+    FIRST_PAINT_S = 0.0               # ... nor would the first-paint budget
     def __init__(self, **kw):
         self.release, self.partials = threading.Event(), []
         super().__init__(**kw)
@@ -155,6 +156,104 @@ def test_path_explorer_draws_the_mean_field_first_then_the_chosen_method():
     assert ex.wait(60), ex.error
     ref = path_orders(ResMLPConfig(width=8, depth=6), method="exact", seed=0)
     np.testing.assert_allclose(ex.current["exact"].get_ydata(), ref.weight, atol=1e-12)
+    ex.close()
+
+
+class Paced(RankExplorer):
+    "RankExplorer whose first block also pays `setup` seconds and every block `block` seconds."
+    setup, block = 0.0, 0.0
+    def __init__(self, **kw):
+        self.partial_depths = []
+        super().__init__(**kw)
+
+    def compute_steps(self, s):
+        time.sleep(self.setup)
+        for make, done in super().compute_steps(s):
+            time.sleep(self.block)
+            yield make, done
+
+    def _draw_partial(self, gen, data, done):
+        super()._draw_partial(gen, data, done)
+        self.partial_depths.append(len(data) - 1)
+
+
+class QuickPaced(Paced):
+    "The defaults' shape, faster: 30 ms of setup, then 32 blocks of 1 ms (well within 150 ms)."
+    setup, block = 0.03, 0.001
+
+
+class SlowPaced(Paced):
+    "A large size's shape: 32 blocks of 20 ms (0.6 s in all)."
+    setup, block = 0.005, 0.02
+
+
+def test_no_partial_frame_when_the_whole_result_comes_within_the_first_paint_budget():
+    "The setup-heavy first block predicts ~1 s to go; the second block's pace says ~30 ms: none."
+    ex = QuickPaced(width=16, depth=32); assert ex.wait(120), ex.error
+    drawn = ex.partial_draws
+    for beta in (0.8, 1.2, 0.9): ex.controls["beta"].value = beta; assert ex.wait(120), ex.error
+    assert ex.partial_draws == drawn == 0, ex.partial_depths
+    assert ex.status_html.value.startswith("ready") and ex.progress.value == 1.0
+    ex.close()
+
+
+def test_a_slow_computation_draws_partial_curves_after_its_second_block():
+    "Beyond the budget the first partial frame comes once the pace is known; the curves grow."
+    ex = SlowPaced(width=16, depth=32); assert ex.wait(120), ex.error
+    ex.partial_depths.clear()
+    ex.controls["beta"].value = 0.8; assert ex.wait(120), ex.error
+    assert ex.partial_depths and ex.partial_depths[0] <= 2, ex.partial_depths    # ~45 ms in
+    assert len(ex.partial_depths) >= 2 and ex.partial_depths == sorted(ex.partial_depths)
+    assert len(ex.current["jacobian"].get_ydata()) == 33                         # then all of it
+    ex.close()
+
+
+def test_curves_extras_and_readout_are_the_profile_columns(rank):
+    "What is drawn from the arrays is exactly the DataFrame's columns (pandas is the oracle)."
+    rank.apply(beta=0.6, placement="pre"); rank.hold(); rank.apply(beta=1.3)
+    held = dict(zip(rank.held[0]["keys"], rank.held[0]["artists"]))
+    for ex_df, lines in [(rank.data, rank.current), (rank.held[0]["data"], held)]:
+        deep = ex_df[ex_df.depth >= 1]
+        want = {"jacobian": (ex_df.depth, ex_df.jacobian_erank), "representation": (ex_df.depth,
+                ex_df.representation_erank), "ratio": (deep.depth, deep.branch_skip_ratio),
+                "spike": (ex_df.depth, ex_df.mean_spike)}
+        for key, (x, y) in want.items():
+            np.testing.assert_array_equal(lines[key].get_xdata(), x.to_numpy(float), err_msg=key)
+            np.testing.assert_array_equal(lines[key].get_ydata(), y.to_numpy(float), err_msg=key)
+    df = rank.data
+    deep = df[df.depth >= 1]
+    ref = deep.branch_skip_ratio.iloc[0] / np.sqrt(deep.depth)
+    np.testing.assert_allclose(rank.ref_line.get_ydata(), ref, rtol=1e-15)
+    assert f"{df.jacobian_erank.iloc[-1]:.3f}" in rank.readout_html.value
+    assert f"{df.mean_spike.iloc[-1]:.3g}" in rank.readout_html.value
+    rank.clear_held()
+
+
+def test_unchanged_depth_limits_are_not_set_again(rank):
+    "set_xlim only when the depth changes: a β move fires no xlim callback, a depth move one each."
+    fired = []
+    ids = [ax.callbacks.connect("xlim_changed", lambda ax: fired.append(ax)) for ax in rank.axes]
+    rank.apply(beta=0.7); rank.apply(beta=0.9)
+    assert fired == []
+    rank.apply(depth=12)
+    assert sorted(map(id, fired)) == sorted(map(id, rank.axes))
+    for ax in rank.axes: assert ax.get_xlim()[1] > 12               # the whole depth is on the axes
+    rank.apply(depth=8)
+    for ax, cid in zip(rank.axes, ids): ax.callbacks.disconnect(cid)
+
+
+def test_dragging_back_keeps_the_axes_and_nothing_is_clipped():
+    "β up then back down: the ratio and spike ranges grow on the way up and stay on the way back."
+    ex = RankExplorer(width=16, depth=16, background=False)
+    def inside():
+        for key, line in ex.current.items():
+            lo, hi = sorted(line.axes.get_ylim()); y = np.asarray(line.get_ydata(), float)
+            y = y[np.isfinite(y)]
+            assert y.size and lo <= y.min() and y.max() <= hi, (key, (lo, hi), (y.min(), y.max()))
+    for beta in np.geomspace(0.7, 1.4, 5): ex.apply(beta=float(beta)); inside()
+    moves = ex.live.axis_draws + ex.live.full_draws
+    for beta in np.geomspace(1.4, 0.7, 5)[1:]: ex.apply(beta=float(beta)); inside()
+    assert ex.live.axis_draws + ex.live.full_draws == moves, "the axes moved on the way back"
     ex.close()
 
 
@@ -194,3 +293,18 @@ def test_interpreter_exits_with_its_own_status_while_every_explorer_computes(tmp
     assert out.returncode == status, (out.returncode, out.stderr[-2000:])
     assert "terminate called" not in out.stderr
     if how == "raise": assert "RuntimeError: boom" in out.stderr
+
+
+def test_after_many_moves_the_fast_paths_show_what_a_full_draw_shows():
+    "β drags and switches (axes repainted alone, labels pinned): the PNG equals a plain draw."
+    ex = RankExplorer(width=16, depth=16, background=False)
+    for key, value in [("beta", 0.7), ("beta", 1.4), ("placement", "post"), ("branch", "single"),
+                       ("placement", "pre"), ("activation", "tanh"), ("branch", "two"),
+                       ("beta", 0.9)]:
+        ex.controls[key].value = value
+    assert ex.live.axis_draws >= 3, ex.live.axis_draws                 # the repaint path did run
+    shown = np.asarray(Image.open(io.BytesIO(ex.live.png)).convert("RGBA"))
+    for a in ex.live.dynamic: a.set_animated(False)
+    ex.live.canvas.draw()
+    np.testing.assert_array_equal(shown, np.asarray(ex.live.canvas.buffer_rgba()))
+    ex.close()
