@@ -37,9 +37,9 @@ from .spectra import ACTIVATION_DERIVATIVES, erank_from_svals
 from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights, ACTIVATION_FUNCTIONS
 
 # %% auto #0
-__all__ = ['JACOBIAN_SPECTRA', 'PROFILE_COLUMNS', 'norm_forward', 'norm_jvp', 'branch_jacobian', 'block_step', 'input_generator',
-           'sample_inputs', 'representation_grams', 'gram_svals', 'representation_svals', 'jacobian_svals',
-           'profile_bytes', 'rank_profile_steps', 'rank_profile']
+__all__ = ['JACOBIAN_SPECTRA', 'STREAM_DTYPES', 'PROFILE_COLUMNS', 'norm_forward', 'norm_jvp', 'branch_jacobian', 'block_step',
+           'input_generator', 'sample_inputs', 'representation_grams', 'gram_svals', 'representation_svals',
+           'jacobian_svals', 'profile_bytes', 'rank_profile_steps', 'rank_profile']
 
 # %% ../nbs/12_propagation.ipynb #807673af
 from .norm_registry import normalize
@@ -74,7 +74,7 @@ def _active_units(cfg: ResMLPConfig, up: torch.Tensor, down: torch.Tensor, dsig:
     if cfg.activation == "relu" and dsig.shape[0] == 1 and up.device.type == "cpu":
         # (CPU only: on CUDA, `nonzero` would synchronize with the host every block)
         idx = dsig[0].nonzero()[:, 0]                                         # S, [|S|]
-        return up[idx], down[:, idx], None
+        return up.index_select(0, idx), down.index_select(1, idx), None
     return up, down, dsig
 
 def _hidden_product(up: torch.Tensor, down: torch.Tensor, dsig: Optional[torch.Tensor], scale: float):
@@ -191,6 +191,8 @@ def jacobian_svals(Ps: torch.Tensor, method: str = "svd") -> torch.Tensor:
     return gram_svals(Ps.mT @ Ps)                                             # λ(PᵀP) = σ²
 
 # %% ../nbs/12_propagation.ipynb #606b8547
+STREAM_DTYPES = (torch.float64, torch.float32)   # dtypes of the samples' pass through the blocks
+
 def profile_bytes(cfg: ResMLPConfig, n_samples: int, n_jacobian_inputs: int, sample: bool = True,
                   representation: bool = True, centered: bool = True) -> int:
     """Bytes a profile holds at once: the Grams of the representations and the Jacobian products of every
@@ -202,16 +204,18 @@ def profile_bytes(cfg: ResMLPConfig, n_samples: int, n_jacobian_inputs: int, sam
 
 def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_inputs: int = 1, seed: int = 0,
                        device="cpu", weights: Optional[ResMLPWeights] = None, *, representation: bool = True,
-                       centered: bool = True, jacobian_spectrum: str = "svd"
-                       ) -> Iterator[tuple[Callable[[], pd.DataFrame], float]]:
+                       centered: bool = True, jacobian_spectrum: str = "svd",
+                       stream_dtype: torch.dtype = torch.float64) -> Iterator[tuple[Callable[[], pd.DataFrame], float]]:
     """`rank_profile` block by block: after block ℓ yield (a function building the profile of depths 0..ℓ, ℓ/L).
-    Every argument is checked here, before the first block; `jacobian_spectrum` is "svd" or "gram"."""
+    Every argument is checked here, before the first block; `jacobian_spectrum` is "svd" or "gram", `stream_dtype`
+    the dtype of the samples' pass (float32: see below; the Jacobian and every spectrum stay float64)."""
     check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
     cfg.validate()
     n = check_int("n_samples", n_samples, 1)
     k = check_int("n_jacobian_inputs", n_jacobian_inputs, 0, n)
     representation, centered = check_bool("representation", representation), check_bool("centered", centered)
     check_choice("jacobian_spectrum", jacobian_spectrum, JACOBIAN_SPECTRA)
+    check_choice("stream_dtype", stream_dtype, STREAM_DTYPES)
     if weights is not None: check_type("weights", weights, ResMLPWeights, "from sample_weights(cfg), or None")
     check_memory(f"rank_profile(width={cfg.width}, depth={cfg.depth}, n_samples={n}, n_jacobian_inputs={k})",
                  profile_bytes(cfg, n, k, weights is None, representation, centered))
@@ -219,14 +223,15 @@ def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_input
     H = sample_inputs(n, cfg.width, seed, dev)                                # [n, d]
     w = sample_weights(cfg, dev) if weights is None else weights.check_matches(cfg)
     if w.up.device.type != dev.type: w = w.to(dev)                        # reuse weights already on this device type
-    spectra = dict(representation=representation, centered=centered, jacobian_spectrum=jacobian_spectrum)
+    spectra = dict(representation=representation, centered=centered, jacobian_spectrum=jacobian_spectrum,
+                   stream_dtype=stream_dtype)
     return _profile_blocks(cfg, w, H, k, seed, dev, **spectra)
 
 # %% ../nbs/12_propagation.ipynb #ccc03cfd
-def _profile_columns(grams, jac, log_norm, ratio, spike, stream, n: int, jacobian_spectrum: str) -> dict:
-    """The profile's columns for a run of D depths: representation Grams [D, 2 or 1, r, r] (None: skipped),
-    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓᵀP_ℓ for the "gram" spectrum), per-depth statistics [D]."""
-    cols = dict(mean_spike=spike, branch_skip_ratio=ratio, stream_norm=stream)
+def _spectral_columns(grams, jac, jacobian_spectrum: str) -> dict:
+    """The spectral columns for a run of D depths: representation Grams [D, 2 or 1, r, r] (None: skipped) and
+    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓᵀP_ℓ for the "gram" spectrum)."""
+    cols = {}
     if grams is not None:
         sv_rep = gram_svals(grams)                                            # [D, 2 or 1, r]
         er_rep = erank_from_svals(sv_rep) / grams.shape[-1]                   # erank / min(n, d)
@@ -234,33 +239,57 @@ def _profile_columns(grams, jac, log_norm, ratio, spike, stream, n: int, jacobia
         cols.update(representation_erank=er_rep[:, 0], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
         if grams.shape[1] == 2: cols.update(representation_erank_centered=er_rep[:, 1])
     if jac.shape[1]:
-        d = jac.shape[-1]
         sv_j = jacobian_svals(jac) if jacobian_spectrum == "svd" else gram_svals(jac)   # [D, k, d]
-        er_j = erank_from_svals(sv_j) / d
-        cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False),
-                    jacobian_log_norm=(log_norm + 0.5 * math.log(d)).mean(1))
+        er_j = erank_from_svals(sv_j) / jac.shape[-1]
+        cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False))
+    return cols
+
+def _stream_columns(branch_norms, stream_norms, means, log_fro) -> dict:
+    """The cheap columns of depths 0..D-1 from per-depth norms: ‖β·branch_ℓ‖ and ‖h_ℓ‖ per sample [D, n], the
+    sample means [D, d] and log ‖J_ℓ P_{ℓ-1}‖_F per Jacobian input [D, k] (0 at depth 0)."""
+    ratio = (branch_norms[1:] / stream_norms[:-1]).mean(1)                    # ρ_ℓ for ℓ ≥ 1
+    cols = dict(mean_spike=means.norm(dim=-1), branch_skip_ratio=torch.cat([ratio.new_full((1,), math.nan), ratio]),
+                stream_norm=stream_norms.mean(1))
+    if log_fro.shape[1]:                                                      # log ‖∂h_ℓ/∂h_0‖_F, from ‖I‖_F = √d
+        cols.update(jacobian_log_norm=(log_fro.cumsum(0) + 0.5 * math.log(means.shape[-1])).mean(1))
     return cols
 
 # %% ../nbs/12_propagation.ipynb #8127c69c
 PROFILE_COLUMNS = ("depth", "jacobian_erank", "jacobian_erank_std", "jacobian_log_norm", "representation_erank",
                    "representation_erank_centered", "top_sv_share", "mean_spike", "branch_skip_ratio", "stream_norm")
 
-def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_spectrum):
+def _stream_step(cfg: ResMLPConfig, up, down, H: torch.Tensor):
+    "One block on the samples H in H's dtype: (h_next, β·branch); a float32 block that overflows is redone in float64."
+    if H.dtype == torch.float64: return block_step(cfg, up, down, H)[:2]
+    low = lambda W: None if W is None else W.to(H.dtype)
+    Hn, branch, _ = block_step(cfg, low(up), low(down), H)
+    if bool(torch.isfinite(Hn).all()): return Hn, branch
+    return block_step(cfg, up, down, H.to(torch.float64))[:2]                 # float64 from this block on
+
+def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_spectrum, stream_dtype):
     "The loop of `rank_profile_steps`, its arguments checked: stream and Jacobian products, spectra on demand."
     d, L, n = cfg.width, cfg.depth, H.shape[0]
     f64 = dict(dtype=torch.float64, device=dev)
     r = min(n, d)
     grams = torch.empty(L + 1, 2 if centered else 1, r, r, **f64) if representation else None  # Z_ℓ's Grams
     jac = torch.empty(L + 1, k, d, d, **f64)                    # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F, or P_ℓᵀP_ℓ ("gram")
-    log_norm = torch.zeros(L + 1, k, **f64)                                   # log ‖∂h_ℓ/∂h_0‖_F - ½ log d
-    ratio = torch.full((L + 1,), float("nan"), **f64)                        # ρ_ℓ, NaN at ℓ = 0
-    spike, stream = torch.empty(L + 1, **f64), torch.empty(L + 1, **f64)      # ‖mean_n h_ℓ‖, mean_n ‖h_ℓ‖
-    def record(l: int, H: torch.Tensor, h_norm: torch.Tensor, P: torch.Tensor):
-        "Keep what depth ℓ's columns need, while H [n, d] and P [k, d, d] are still in cache."
-        spike[l], stream[l] = H.mean(0).norm(), h_norm.mean()
+    branch_norms = torch.full((L + 1, n), math.nan, **f64)                   # ‖β·branch_ℓ‖ per sample
+    stream_norms, means = torch.empty(L + 1, n, **f64), torch.empty(L + 1, d, **f64)   # ‖h_ℓ‖, mean_n h_ℓ
+    log_fro = torch.zeros(L + 1, k, **f64)                                    # log ‖J_ℓ P_{ℓ-1}‖_F
+    def keep(l: int, H: torch.Tensor, P: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+        "Keep what depth ℓ's columns need while H [n, d] and P [k, d, d] are in cache; return P renormalized."
+        H = H.to(torch.float64)                                               # Grams and norms in float64
+        torch.linalg.vector_norm(H, dim=-1, out=stream_norms[l])
+        torch.mean(H, 0, out=means[l])
         if grams is not None: grams[l] = representation_grams(H, centered)
-        if k and jacobian_spectrum == "svd": jac[l] = P
-        elif k: torch.matmul(P.mT, P, out=jac[l])                             # P_ℓᵀP_ℓ [k, d, d]
+        if not k: return None
+        if l:                                                                 # P_0 = I/√d has norm 1 already
+            fro = torch.linalg.vector_norm(P, dim=(-2, -1))                   # [k]
+            torch.log(fro, out=log_fro[l])
+            P = P / fro[:, None, None]
+        if jacobian_spectrum == "svd": jac[l] = P
+        else: torch.matmul(P.mT, P, out=jac[l])                               # P_ℓᵀP_ℓ [k, d, d]
+        return P
     cols: dict[str, np.ndarray] = {}                                          # spectra of depths 0..have-1
     have = 0
     def profile(upto: int) -> pd.DataFrame:
@@ -268,29 +297,28 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         nonlocal have
         if upto >= have:
             span = slice(have, upto + 1)
-            new = _profile_columns(None if grams is None else grams[span], jac[span], log_norm[span], ratio[span],
-                                   spike[span], stream[span], n, jacobian_spectrum)
-            for c, v in new.items():
+            for c, v in _spectral_columns(None if grams is None else grams[span], jac[span], jacobian_spectrum).items():
                 v = v.cpu().numpy()
                 cols[c] = v if c not in cols else np.concatenate([cols[c][:have], v])
             have = upto + 1
-        df = pd.DataFrame({"depth": np.arange(upto + 1), **{c: cols[c][: upto + 1].copy()
-                                                             for c in PROFILE_COLUMNS if c in cols}})
+        cheap = {c: v.cpu().numpy() for c, v in _stream_columns(branch_norms[:upto + 1], stream_norms[:upto + 1],
+                                                                means[:upto + 1], log_fro[:upto + 1]).items()}
+        df = pd.DataFrame({"depth": np.arange(upto + 1), **{c: cheap[c] if c in cheap else cols[c][: upto + 1].copy()
+                                                             for c in PROFILE_COLUMNS if c in cheap or c in cols}})
         df.attrs.update(config=dict(vars(cfg)), n_samples=n, n_jacobian_inputs=k, seed=seed, device=str(dev),
-                        total_depth=L)
+                        stream_dtype=str(stream_dtype).removeprefix("torch."), total_depth=L)
         return df
-    P = torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d)
-    h_norm = H.norm(dim=-1)                                                   # [n]
-    record(0, H, h_norm, P)
+    separate = stream_dtype != torch.float64              # the Jacobian inputs H[:k] get their own float64 pass
+    Hj, H = H[:k], H.to(stream_dtype)
+    P = keep(0, H, torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d))
     for l in range(L):
-        H, branch, P = block_step(cfg, w.up[l], None if w.down is None else w.down[l], H, P if k else None)
-        ratio[l + 1] = (branch.norm(dim=-1) / h_norm).mean()
-        h_norm = H.norm(dim=-1)
-        if k:
-            fro = P.norm(dim=(-2, -1))                                        # [k]
-            P = P / fro[:, None, None]
-            log_norm[l + 1] = log_norm[l] + fro.log()
-        record(l + 1, H, h_norm, P)
+        up, down = w.up[l], None if w.down is None else w.down[l]
+        if not separate: H, branch, P = block_step(cfg, up, down, H, P)
+        else:
+            H, branch = _stream_step(cfg, up, down, H)
+            if k: Hj, _, P = block_step(cfg, up, down, Hj, P)
+        torch.linalg.vector_norm(branch.to(torch.float64), dim=-1, out=branch_norms[l + 1])
+        P = keep(l + 1, H, P)
         yield partial(profile, l + 1), (l + 1) / L
 
 # %% ../nbs/12_propagation.ipynb #8551bddd

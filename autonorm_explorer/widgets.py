@@ -123,6 +123,7 @@ class RankExplorer(Explorer):
     CACHE_BYTES = 4.5e9      # ... and at most this many bytes of them together
     MAX_WEIGHT_BYTES = 4e9   # refuse settings whose float64 weights alone exceed this (d=512, L=128, m/d=4 is 2.1 GB)
     JACOBIAN_SPECTRUM = "gram"   # σ(P) as √eigvalsh(PᵀP): erank/d within 1e-6 of the SVD's, about twice as fast
+    STREAM_DTYPE = torch.float32  # the samples' pass (Jacobians, Grams, spectra stay float64): erank/d moves ~1e-8
     PARTIAL_FIRST_S = 0.0    # partial as soon as the whole would miss FIRST_PAINT_S
 
     def __init__(self, background: bool = True, **settings):
@@ -223,7 +224,8 @@ def compute_steps(self: RankExplorer, s: dict):
     "`rank_profile_steps` for settings `s` (worker thread): the centered erank is not drawn, so not computed."
     cfg = ResMLPConfig(**s)
     return rank_profile_steps(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg),
-                              centered=False, jacobian_spectrum=self.JACOBIAN_SPECTRUM)
+                              centered=False, jacobian_spectrum=self.JACOBIAN_SPECTRUM,
+                              stream_dtype=self.STREAM_DTYPE)
 
 # %% ../nbs/41_widgets.ipynb #7d992437
 @patch

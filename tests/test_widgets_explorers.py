@@ -29,8 +29,9 @@ def test_rank_plots_what_rank_profile_computes(rank):
     rank.apply(**RANK_PRESET_BASE, **SMALL); assert rank.wait(120)
     ref = rank_profile(ResMLPConfig(**rank.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
     np.testing.assert_allclose(drawn(rank, "jacobian"), ref.jacobian_erank, rtol=0, atol=1e-6)  # Gram route vs SVD
-    np.testing.assert_allclose(drawn(rank, "representation"), ref.representation_erank, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(drawn(rank, "ratio"), ref.branch_skip_ratio[1:], rtol=1e-12)
+    # the explorer's samples go through the blocks in float32 (spectra in float64): erank/d to 1e-6, ρ to 1e-5
+    np.testing.assert_allclose(drawn(rank, "representation"), ref.representation_erank, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(drawn(rank, "ratio"), ref.branch_skip_ratio[1:], rtol=1e-5)
 
 
 def test_post_norm_collapses_below_pre_norm_at_depth_64(rank):
