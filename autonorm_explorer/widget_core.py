@@ -685,8 +685,8 @@ def _partial_due(self: Explorer, t_request: float, t0: float, marks: list, last_
     one more block ends within half the budget (the other half is room for the partial frame
     itself: its spectra and its render), wait for that block. Otherwise: once PARTIAL_FIRST_S
     passed, every PARTIAL_EVERY_S, unless the end is near or partial draws already took
-    PARTIAL_SHARE of the time (they must not slow the result down much). `marks`: (end of each block so far, partial
-    draws left out; share done), on the clock of `time.perf_counter`."""
+    PARTIAL_SHARE of the time (they must not slow the result down much). `marks`: (end of each
+    block so far, partial draws left out; share done), on the clock of `time.perf_counter`."""
     now = time.perf_counter()
     (t1, d1), (tn, dn) = marks[0], marks[-1]
     clean = dn > d1                                   # a later block: no setup in its pace
