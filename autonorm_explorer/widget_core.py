@@ -682,10 +682,11 @@ def _partial_due(self: Explorer, t_request: float, t0: float, marks: list, last_
     """Draw a partial result now? Never when the whole result should be on screen within
     FIRST_PAINT_S of the change. The time still needed comes from the pace of the blocks after the
     first (the first also paid the setup); while the first block is a small share of the work and
-    one more block fits the budget, wait for that block. Otherwise: once PARTIAL_FIRST_S passed,
-    every PARTIAL_EVERY_S, unless the end is near or partial draws already took PARTIAL_SHARE of the
-    time (they must not slow the result down much). `marks`: (end of each block so far, partial
-    draws left out; share done), on the clock of `time.perf_counter`."""
+    one more block ends within half the budget (the other half is room for the partial frame
+    itself: its spectra and its render), wait for that block. Otherwise: once PARTIAL_FIRST_S
+    passed, every PARTIAL_EVERY_S, unless the end is near or partial draws already took
+    PARTIAL_SHARE of the time (they must not slow the result down much). `marks`: (end of each
+    block so far, partial draws left out; share done), on the clock of `time.perf_counter`."""
     now = time.perf_counter()
     (t1, d1), (tn, dn) = marks[0], marks[-1]
     clean = dn > d1                                   # a later block: no setup in its pace
@@ -693,7 +694,7 @@ def _partial_due(self: Explorer, t_request: float, t0: float, marks: list, last_
     left = pace * (1 - dn)                            # time still needed
     since, blit = now - t_request, self.live.blit_s
     if since + left + blit <= self.FIRST_PAINT_S: return False       # all of it comes in time
-    if not clean and d1 <= self.CLEAN_PACE_SHARE and since + (t1 - t0) + blit <= self.FIRST_PAINT_S:
+    if not clean and d1 <= self.CLEAN_PACE_SHARE and since + (t1 - t0) <= self.FIRST_PAINT_S / 2:
         return False                                  # the next block tells the pace, still in time
     elapsed = now - t0
     return (elapsed >= self.PARTIAL_FIRST_S and now - last_draw >= self.PARTIAL_EVERY_S
