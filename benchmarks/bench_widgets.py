@@ -19,9 +19,10 @@ tree only. Each measurement runs for both trees in fresh subprocesses, alternati
 same single core; every row prints the load average (1 min) when it was measured, since other work on the machine
 shifts all numbers.
 
-The bare computation is what the explorer of that tree computes, alone, on the main thread: `rank_profile(cfg,
-centered=False)` before, `rank_profile_steps(..., centered=False, jacobian_spectrum="gram")` run to the end after
-(that is what the explorer runs); `rank_profile` (SVD) is timed for both as the common reference.
+The bare computation is what the explorer of that tree computes, alone, on the main thread: `rank_profile_steps(...,
+centered=False, jacobian_spectrum="gram")` run to the end, with the samples' pass in the explorer's `STREAM_DTYPE`
+(float32; older trees: float64). "bare f64" is the same computation with a float64 samples' pass (the float64 floor),
+and `rank_profile` (SVD, float64) is timed for both trees as the common reference.
 
     .venv/bin/python benchmarks/bench_widgets.py                       # main vs this tree
     .venv/bin/python benchmarks/bench_widgets.py --before /tmp/main    # another tree as "before"
@@ -80,15 +81,19 @@ def render_log(ex) -> list:
     return log
 
 
-def explorer_compute(cfg, w):
-    "What this tree's RankExplorer computes for `cfg`, as a function of nothing (no explorer, main thread)."
+def explorer_compute(cfg, w, float64_stream: bool = False):
+    """What this tree's RankExplorer computes for `cfg`, as a function of nothing (no explorer, main thread);
+    `float64_stream`: the same with the samples' pass in float64 (the float64 floor of that computation)."""
     from autonorm_explorer import propagation
     if not hasattr(propagation, "rank_profile_steps"):                    # before: rank_profile, SVD
         return lambda: propagation.rank_profile(cfg, n_samples=128, weights=w, centered=False)
     from autonorm_explorer.widgets import RankExplorer
+    kw = dict(jacobian_spectrum=RankExplorer.JACOBIAN_SPECTRUM)
+    if hasattr(RankExplorer, "STREAM_DTYPE"):                            # the samples' pass in float32
+        import torch
+        kw.update(stream_dtype=torch.float64 if float64_stream else RankExplorer.STREAM_DTYPE)
     def run():
-        for build, _ in propagation.rank_profile_steps(cfg, n_samples=128, weights=w, centered=False,
-                                                       jacobian_spectrum=RankExplorer.JACOBIAN_SPECTRUM):
+        for build, _ in propagation.rank_profile_steps(cfg, n_samples=128, weights=w, centered=False, **kw):
             pass
         return build()
     return run
@@ -104,21 +109,23 @@ def median_ms(fn, reps: int = 7) -> float:
     return statistics.median(ts)
 
 
-def bare_ms(width: int, depth: int, reps: int = 7) -> tuple[float, float]:
-    "The floor (this tree's explorer computation alone) and `rank_profile` (SVD) at (width, depth), weights reused."
+def bare_ms(width: int, depth: int, reps: int = 7) -> tuple[float, float, float]:
+    """The floor (this tree's explorer computation alone), the same with a float64 samples' pass, and
+    `rank_profile` (SVD) at (width, depth), weights reused."""
     from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
     from autonorm_explorer.propagation import rank_profile
     cfg = ResMLPConfig(width=width, depth=depth)
     w = sample_weights(cfg)
     floor = median_ms(explorer_compute(cfg, w), reps)
+    floor64 = median_ms(explorer_compute(cfg, w, float64_stream=True), reps)
     svd = median_ms(lambda: rank_profile(cfg, n_samples=128, weights=w, centered=False), reps)
-    return floor, svd
+    return floor, floor64, svd
 
 
 def child_defaults() -> dict:
     "Mixed sequence at d=128, L=32: latency per change and its split."
     from autonorm_explorer.widgets import RankExplorer
-    floor, svd = bare_ms(128, 32)
+    floor, floor64, svd = bare_ms(128, 32)
     ex = RankExplorer(width=128, depth=32); assert ex.wait(600), ex.error
     rows = []
     counts = lambda: (ex.partial_draws, ex.live.axis_draws, ex.live.full_draws)
@@ -135,7 +142,7 @@ def child_defaults() -> dict:
                          axes=axes, full=full))
     full = ex.live.full_draws
     ex.close()
-    return dict(rows=rows, bare=floor, svd=svd, full_draws=full)
+    return dict(rows=rows, bare=floor, bare64=floor64, svd=svd, full_draws=full)
 
 
 def child_large(width: int, depth: int, changes: int) -> dict:
@@ -182,7 +189,7 @@ def summarize(d: dict) -> dict:
                 draw=med("draw"), overhead=med("overhead"), bare=d["bare"], ratio=statistics.median(lat) / d["bare"],
                 beta=statistics.median(r["latency"] for r in rows if r["key"] == "beta"),
                 switch=statistics.median(r["latency"] for r in rows if r["key"] != "beta"),
-                full_draws=d["full_draws"], changes=len(rows) // d["runs"], svd=d["svd"],
+                full_draws=d["full_draws"], changes=len(rows) // d["runs"], svd=d["svd"], bare64=d["bare64"],
                 load=d["load"], partial=per_run("partial"), partial_beta=per_run("partial", "beta"),
                 axes=per_run("axes"), full=per_run("full"))
 
@@ -220,6 +227,7 @@ def defaults(trees, rounds: int):
     res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]],
                                 bare=statistics.median(run["bare"] for run in rs),
                                 svd=statistics.median(run["svd"] for run in rs),
+                                bare64=statistics.median(run["bare64"] for run in rs),
                                 full_draws=max(run["full_draws"] for run in rs),
                                 load=max(loads[name]), runs=len(rs)))
            for name, rs in runs.items()}
@@ -227,7 +235,7 @@ def defaults(trees, rounds: int):
           f"(β drags and placement/branch/activation switches); control.value = ... -> figure delivered:")
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
-            ("ratio", "median/bare"), ("svd", "rank_profile")]
+            ("ratio", "median/bare"), ("bare64", "bare f64"), ("svd", "rank_profile")]
     print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'load':>7}")
     for name, _ in trees:
         r = res[name]
