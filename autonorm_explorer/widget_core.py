@@ -22,7 +22,9 @@ read out. Everything a person touches is here, once:
 4. **Progressive, cancellable, cached.** A computation may hand over partial results block by
    block (`compute_steps`): the figure shows the curves so far with a progress bar, a newer
    change stops the old computation at its next block, and finished results are kept per
-   setting, so going back costs only a redraw.
+   setting, so going back costs only a redraw. A partial frame costs a draw, so it is drawn
+   only when the whole result would not be on screen within `FIRST_PAINT_S` (150 ms) of the
+   change; a quick result is drawn once, complete.
 5. **Readouts under the cursor.** Hovering a curve shows the x value, the curve's value and which
    curve it is (current or held); a click pins the readout on the figure.
 6. **Hold, presets, copy config, links, export.** Hold pins the current curves (dashed) so a second
