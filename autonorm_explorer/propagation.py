@@ -165,7 +165,8 @@ def representation_grams(Z: torch.Tensor, centered: bool = True) -> torch.Tensor
 
 def gram_svals(G: torch.Tensor) -> torch.Tensor:
     "Singular values (descending) from Gram matrices G [..., r, r]: √λ(G), tiny negative rounding clamped."
-    return torch.linalg.eigvalsh(G).clamp_min(0).sqrt().flip(-1)              # eigvalsh is ascending
+    # G is symmetric, so G.mT is G in column-major order: LAPACK's working copy is then a plain memcpy
+    return torch.linalg.eigvalsh(G.mT).clamp_min(0).sqrt().flip(-1)           # eigvalsh is ascending
 
 # %% ../nbs/12_propagation.ipynb #8ffe6b65
 def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tensor:
@@ -230,7 +231,7 @@ def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_input
 # %% ../nbs/12_propagation.ipynb #ccc03cfd
 def _spectral_columns(grams, jac, jacobian_spectrum: str) -> dict:
     """The spectral columns for a run of D depths: representation Grams [D, 2 or 1, r, r] (None: skipped) and
-    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓᵀP_ℓ for the "gram" spectrum)."""
+    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓP_ℓᵀ for the "gram" spectrum)."""
     cols = {}
     if grams is not None:
         sv_rep = gram_svals(grams)                                            # [D, 2 or 1, r]
@@ -272,7 +273,7 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
     f64 = dict(dtype=torch.float64, device=dev)
     r = min(n, d)
     grams = torch.empty(L + 1, 2 if centered else 1, r, r, **f64) if representation else None  # Z_ℓ's Grams
-    jac = torch.empty(L + 1, k, d, d, **f64)                    # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F, or P_ℓᵀP_ℓ ("gram")
+    jac = torch.empty(L + 1, k, d, d, **f64)                    # P_ℓ = ∂h_ℓ/∂h_0 / ‖·‖_F, or P_ℓP_ℓᵀ ("gram")
     branch_norms = torch.full((L + 1, n), math.nan, **f64)                   # ‖β·branch_ℓ‖ per sample
     stream_norms, means = torch.empty(L + 1, n, **f64), torch.empty(L + 1, d, **f64)   # ‖h_ℓ‖, mean_n h_ℓ
     log_fro = torch.zeros(L + 1, k, **f64)                                    # log ‖J_ℓ P_{ℓ-1}‖_F
@@ -288,7 +289,7 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
             torch.log(fro, out=log_fro[l])
             P = P / fro[:, None, None]
         if jacobian_spectrum == "svd": jac[l] = P
-        else: torch.matmul(P.mT, P, out=jac[l])                               # P_ℓᵀP_ℓ [k, d, d]
+        else: torch.matmul(P, P.mT, out=jac[l])                               # P_ℓP_ℓᵀ: σ(P_ℓ)², like P_ℓᵀP_ℓ
         return P
     cols: dict[str, np.ndarray] = {}                                          # spectra of depths 0..have-1
     have = 0
