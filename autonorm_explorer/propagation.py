@@ -149,10 +149,15 @@ def sample_inputs(n: int, width: int, seed: int = 0, device="cpu") -> torch.Tens
     return (x * (math.sqrt(width) / x.norm(dim=-1, keepdim=True))).to(dev)
 
 # %% ../nbs/12_propagation.ipynb #c97ff005
-def representation_grams(Z: torch.Tensor, centered: bool = True) -> torch.Tensor:
+def representation_grams(Z: torch.Tensor, centered: bool = True, out: Optional[torch.Tensor] = None
+                         ) -> torch.Tensor:
     """Gram matrices whose eigenvalues are σ(Z)² (and, if `centered`, σ(Z − 1μᵀ)²): Z [..., n, d] ->
-    [..., 2 or 1, r, r], r = min(n, d); ZᵀZ and ZᵀZ − nμμᵀ when n ≥ d, else ZZᵀ and its centered version."""
+    [..., 2 or 1, r, r], r = min(n, d); ZᵀZ and ZᵀZ − nμμᵀ when n ≥ d, else ZZᵀ and its centered version.
+    `out`: a buffer of that shape to write into (the plain ZᵀZ is then formed in place)."""
     n, d = Z.shape[-2:]
+    if out is not None:
+        if n >= d and not centered: return torch.matmul(Z.mT, Z, out=out[..., 0, :, :])[..., None, :, :]
+        return out.copy_(representation_grams(Z, centered))
     if n >= d:
         G = Z.mT @ Z                                                          # [..., d, d]
         if not centered: return G[..., None, :, :]
@@ -165,8 +170,7 @@ def representation_grams(Z: torch.Tensor, centered: bool = True) -> torch.Tensor
 
 def gram_svals(G: torch.Tensor) -> torch.Tensor:
     "Singular values (descending) from Gram matrices G [..., r, r]: √λ(G), tiny negative rounding clamped."
-    # G is symmetric, so G.mT is G in column-major order: LAPACK's working copy is then a plain memcpy
-    return torch.linalg.eigvalsh(G.mT).clamp_min(0).sqrt().flip(-1)           # eigvalsh is ascending
+    return torch.linalg.eigvalsh(G).clamp_min(0).sqrt().flip(-1)              # eigvalsh is ascending
 
 # %% ../nbs/12_propagation.ipynb #8ffe6b65
 def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tensor:
@@ -282,7 +286,7 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         H = H.to(torch.float64)                                               # Grams and norms in float64
         torch.linalg.vector_norm(H, dim=-1, out=stream_norms[l])
         torch.mean(H, 0, out=means[l])
-        if grams is not None: grams[l] = representation_grams(H, centered)
+        if grams is not None: representation_grams(H, centered, out=grams[l])
         if not k: return None
         if l:                                                                 # P_0 = I/√d has norm 1 already
             fro = torch.linalg.vector_norm(P, dim=(-2, -1))                   # [k]
@@ -318,7 +322,7 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         else:
             H, branch = _stream_step(cfg, up, down, H)
             if k: Hj, _, P = block_step(cfg, up, down, Hj, P)
-        torch.linalg.vector_norm(branch.to(torch.float64), dim=-1, out=branch_norms[l + 1])
+        branch_norms[l + 1] = torch.linalg.vector_norm(branch, dim=-1)        # in the stream's dtype
         P = keep(l + 1, H, P)
         yield partial(profile, l + 1), (l + 1) / L
 
