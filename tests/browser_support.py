@@ -1,7 +1,8 @@
-"""What the real-browser tests share: Debian's chromium with the flags this machine needs, skip-or-fail when it is
-missing (a skip on a laptop, a failure under CI=true), the browser itself (`chromium`), a free loopback port, waiting for a local server, and the
-JupyterLab server the notebook tests drive (`jupyter_lab`)."""
-import contextlib, json, os, secrets, signal, socket, subprocess, sys, time, urllib.request
+"""What the real-browser tests share: Debian's chromium with the flags this machine needs, skip-or-fail when it
+is missing (a skip on a laptop, a failure under CI=true), the browser itself (`chromium`), a free loopback port,
+waiting for a local server, the JupyterLab server the notebook tests drive (`jupyter_lab`), and opening a
+notebook there and running it all (`open_and_run_all`, `wait_idle`)."""
+import contextlib, json, os, re, secrets, signal, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,20 @@ def jupyter_lab(root: Path, notebooks: dict, start_timeout: float = 90):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+IDLE = re.compile(r"autonorm-explorer\) \| Idle")        # status bar: "<kernel display name> | Idle"
+
+
+def wait_idle(page, timeout_ms: int = 120_000):
+    "The kernel really exists and is idle: the status bar shows '<kernel> | Idle' (not the pre-kernel 'idle')."
+    page.locator(".jp-StatusBar-Widget", has_text=IDLE).first.wait_for(timeout=timeout_ms)
+
+
+def open_and_run_all(page, lab: dict, notebook: str, timeout_ms: int = 120_000):
+    "Open `notebook` in the JupyterLab server `lab` (fresh layout), wait for its kernel, then Run → Run All Cells."
+    page.goto(f"{lab['url']}/lab/tree/{notebook}?reset&token={lab['token']}", timeout=timeout_ms)
+    page.locator(".jp-Notebook").first.wait_for(timeout=timeout_ms)
+    wait_idle(page, timeout_ms)                            # the kernel exists; Run All is not dropped
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()

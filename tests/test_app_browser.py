@@ -8,7 +8,7 @@ shows the explorer's error instead of a traceback. The server is started like `m
 Screenshots go to tests/artifacts/. Skipped only when chromium or playwright is missing and CI is
 not "true".
 """
-import os, re, shutil, signal, socket, subprocess, sys, time
+import os, re, shutil, signal, subprocess, sys, time
 from pathlib import Path
 
 import pytest

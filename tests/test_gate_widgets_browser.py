@@ -9,15 +9,14 @@ takes well under a second. Screenshots go to tests/artifacts/ (gitignored). Skip
 chromium (or playwright) is missing AND CI is not "true"; under CI=true a missing browser is a
 failure. Never runs `playwright install` (no browser downloads here).
 """
-import json, os, re, shutil, secrets, signal, socket, subprocess, sys, time, urllib.request
+import json, re, shutil
 from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, chromium, jupyter_lab
+from browser_support import ARTIFACTS, chromium, jupyter_lab, open_and_run_all, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
-IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 CELLS = [
     "from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer",
     "gate = GateExplorer()\ngate",
@@ -34,11 +33,6 @@ def lab(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     with jupyter_lab(tmp_path, {"gates.ipynb": nb}) as lab:
         yield lab
-
-
-def _wait_idle(page, timeout_ms: int = 120_000):
-    "The kernel exists and is idle: the status bar shows '<kernel> | Idle' (not the early 'idle')."
-    page.locator(".jp-StatusBar-Widget", has_text=IDLE).first.wait_for(timeout=timeout_ms)
 
 
 def _wait_js(page, root: str, condition: str, timeout_ms: int = 120_000):
@@ -69,18 +63,13 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
         page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         try:
-            url = f"{lab['url']}/lab/tree/gates.ipynb?reset&token={lab['token']}"
-            page.goto(url, timeout=120_000)
-            page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
-            _wait_idle(page)                       # the kernel exists; Run All is not dropped
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            open_and_run_all(page, lab, "gates.ipynb")
 
             # GateExplorer: first view, then drag τ to the right
             gate = page.locator(".gateexplorer").first
             gate.wait_for(timeout=120_000)
             _wait_js(page, ".gateexplorer", "rt.includes('π_DyT') && st.startsWith('ready')")
-            _wait_idle(page)
+            wait_idle(page)
             first = gate.locator(".explorer-readout").text_content()
             img = gate.locator("img").first
             png0 = img.screenshot()
@@ -90,7 +79,7 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
             _drag_right(page, tau, 40)
             _wait_js(page, ".gateexplorer", f"rt !== {json.dumps(first)} && "
                                             "rt.includes('π_DyT') && st.startsWith('ready')")
-            _wait_idle(page)
+            wait_idle(page)
             tau_shown = float(tau.locator(".widget-readout").text_content())
             second = gate.locator(".explorer-readout").text_content()
             assert tau_shown > 0.5, tau_shown
@@ -115,7 +104,7 @@ def test_gate_and_freeze_explorers_in_chromium(lab):
             freeze.locator("button", has_text=re.compile(r"^Stop$")).click()
             _wait_js(page, ".freezeexplorer",
                      "rt.includes('stopped') && st.startsWith('ready')", 60_000)
-            _wait_idle(page)
+            wait_idle(page)
             stopped = freeze.locator(".explorer-readout").text_content()
             freeze.screenshot(path=ARTIFACTS / "freeze_3_stopped.png")
             epochs = int(re.search(r"epoch (\d+)/50", stopped).group(1))

@@ -6,15 +6,14 @@ the "link to this view" names the settings; no error in the browser console. Scr
 (gitignored). Skipped only when chromium (or playwright) is missing AND CI is not "true"; under
 CI=true a missing browser is a failure. Never runs `playwright install` (no browser downloads here).
 """
-import json, os, re, shutil, secrets, signal, socket, subprocess, sys, time, urllib.request
+import json, re, shutil
 from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, chromium, jupyter_lab
+from browser_support import ARTIFACTS, chromium, jupyter_lab, open_and_run_all, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
-IDLE = re.compile(r"autonorm-explorer\) \| Idle")       # status bar: "<kernel display name> | Idle"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -38,13 +37,8 @@ def _wait_changed(page, explorer, before: str, timeout_ms: int = 120_000) -> str
              const r = el.querySelector('.explorer-readout'), s = el.querySelector('.explorer-status');
              return r && s && r.innerText !== before && r.innerText.includes('erank') &&
                     s.innerText.startsWith('ready'); }""", arg=[".rankexplorer", before], timeout=timeout_ms)
-    _wait_idle(page)
+    wait_idle(page)
     return _readout(explorer)
-
-
-def _wait_idle(page, timeout_ms: int = 120_000):
-    "The kernel really exists and is idle: the status bar shows '<kernel> | Idle' (not the pre-kernel 'idle')."
-    page.locator(".jp-StatusBar-Widget", has_text=IDLE).first.wait_for(timeout=timeout_ms)
 
 
 def _final_jacobian(readout: str) -> float:
@@ -83,17 +77,13 @@ def test_rank_explorer_in_chromium(lab):
         page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
         page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         try:
-            page.goto(f"{lab['url']}/lab/tree/explorers.ipynb?reset&token={lab['token']}", timeout=120_000)
-            page.locator(".jp-Notebook").first.wait_for(timeout=120_000)
-            _wait_idle(page)                                   # the kernel exists; Run All is not dropped
-            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+            open_and_run_all(page, lab, "explorers.ipynb")
             explorer = page.locator(".rankexplorer").first
             explorer.wait_for(timeout=120_000)
             first = _wait_changed(page, explorer, "")
             page.wait_for_function("() => [...document.querySelectorAll('.jp-OutputArea-output pre')]"
                                    ".some(p => p.innerText.includes('\"explorer\": \"RankExplorer\"'))", timeout=300_000)
-            _wait_idle(page)
+            wait_idle(page)
             explorer.scroll_into_view_if_needed()
             img = explorer.locator("img").first
             png0, src0 = img.screenshot(), img.get_attribute("src")
