@@ -63,7 +63,7 @@ def _branch(cfg: ResMLPConfig, up: torch.Tensor, down: Optional[torch.Tensor], u
     "Branch output f(u) [n, d] and σ' at the pre-activations of the first k rows [k, m] (all rows if k is None)."
     a = (u * (cfg.alpha / math.sqrt(cfg.width))) @ up.T                      # [n, m] = c₁ W_up u
     dsig = ACTIVATION_DERIVATIVES[cfg.activation](a if k is None else a[:k])  # [k, m]: only where J is taken
-    z = a.relu_() if cfg.activation == "relu" else ACTIVATION_FUNCTIONS[cfg.activation](a)   # a is not needed now
+    z = ACTIVATION_FUNCTIONS[cfg.activation](a)
     if down is not None: z = (z @ down.T) * (cfg.alpha / math.sqrt(cfg.hidden))   # [n, d] = c₂ W_down σ(a)
     return z, dsig
 
@@ -190,10 +190,10 @@ from .utils import check_bool, check_choice, check_memory, check_type
 JACOBIAN_SPECTRA = ("svd", "gram")   # how the Jacobian's singular values are found (see `jacobian_svals`)
 
 def jacobian_svals(Ps: torch.Tensor, method: str = "svd") -> torch.Tensor:
-    "Singular values [..., d] (descending) of Jacobian products Ps [..., d, d]: `svdvals`, or √eigvalsh(PᵀP)."
+    "Singular values [..., d] (descending) of Jacobian products Ps [..., d, d]: `svdvals`, or √eigvalsh(PPᵀ)."
     check_choice("jacobian_spectrum", method, JACOBIAN_SPECTRA)
     if method == "svd": return torch.linalg.svdvals(Ps)
-    return gram_svals(Ps.mT @ Ps)                                             # λ(PᵀP) = σ²
+    return gram_svals(Ps @ Ps.mT)                                             # λ(PPᵀ) = λ(PᵀP) = σ²
 
 # %% ../nbs/12_propagation.ipynb #606b8547
 STREAM_DTYPES = (torch.float64, torch.float32)   # dtypes of the samples' pass through the blocks
@@ -317,8 +317,9 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
     Hj, H = H[:k], H.to(stream_dtype)
     P = keep(0, H, torch.eye(d, **f64).expand(k, d, d) / math.sqrt(d))
     for l in range(L):
-        with torch.inference_mode():                   # no autograd bookkeeping: fewer µs per op (per block,
-            up, down = w.up[l], None if w.down is None else w.down[l]             # never across a yield)
+        # no autograd bookkeeping (fewer µs per op); entered per block, never held across a yield
+        with torch.inference_mode():
+            up, down = w.up[l], None if w.down is None else w.down[l]
             if not separate: H, branch, P = block_step(cfg, up, down, H, P)
             else:
                 H, branch = _stream_step(cfg, up, down, H)
