@@ -169,8 +169,10 @@ def representation_grams(Z: torch.Tensor, centered: bool = True, out: Optional[t
     return torch.stack([G, Zc @ Zc.mT], -3)
 
 def gram_svals(G: torch.Tensor) -> torch.Tensor:
-    "Singular values (descending) from Gram matrices G [..., r, r]: √λ(G), tiny negative rounding clamped."
-    return torch.linalg.eigvalsh(G).clamp_min(0).sqrt().flip(-1)              # eigvalsh is ascending
+    """Singular values (descending) from Gram matrices G [..., r, r]: √λ(G), tiny negative rounding clamped.
+    G is symmetric, so Gᵀ is the same matrix already in LAPACK's column-major layout: torch then hands it
+    over with a plain copy instead of a transposing one (UPLO="U" of Gᵀ reads the triangle UPLO="L" of G reads)."""
+    return torch.linalg.eigvalsh(G.mT, UPLO="U").clamp_min(0).sqrt().flip(-1)   # eigvalsh is ascending
 
 # %% ../nbs/12_propagation.ipynb #8ffe6b65
 def representation_svals(Hs: torch.Tensor, centered: bool = True) -> torch.Tensor:
@@ -268,7 +270,7 @@ def _stream_step(cfg: ResMLPConfig, up, down, H: torch.Tensor):
     if H.dtype == torch.float64: return block_step(cfg, up, down, H)[:2]
     low = lambda W: None if W is None else W.to(H.dtype)
     Hn, branch, _ = block_step(cfg, low(up), low(down), H)
-    if bool(torch.isfinite(Hn).all()): return Hn, branch
+    if bool(torch.isfinite(Hn.sum())): return Hn, branch                       # an inf or NaN anywhere: not finite
     return block_step(cfg, up, down, H.to(torch.float64))[:2]                 # float64 from this block on
 
 def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_spectrum, stream_dtype):
