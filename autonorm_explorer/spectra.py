@@ -18,7 +18,7 @@ from .utils import check_bool, check_choice, check_int, check_range, check_type
 
 # %% auto #0
 __all__ = ['ERANK_KINDS', 'ACTIVATION_DERIVATIVES', 'ACTIVATIONS', 'erank_from_svals', 'erank', 'survival_rate', 'mp_threshold',
-           'mp_edges', 'mp_density']
+           'mp_edges', 'mp_density', 'mp_erank']
 
 # %% ../nbs/10_spectra.ipynb #d4dcd7d3
 ERANK_KINDS = ("sigma", "sigma2")  # p ∝ σ (Roy–Vetterli) or p ∝ σ² (covariance-eigenvalue variant)
@@ -130,3 +130,18 @@ def mp_density(x, ratio: float, scale: float = 1.0) -> np.ndarray:
     xs = np.where(inside, x, 1.0)
     dens = np.sqrt(np.clip((hi - xs) * (xs - lo), 0, None)) / (2 * math.pi * scale * ratio * xs)
     return np.where(inside, dens, 0.0)
+
+# %% ../nbs/10_spectra.ipynb #7ba8a979
+def mp_erank(ratio: float, n_nodes: int = 4000) -> float:
+    """Large-size limit of erank/min(n, d) for a Gaussian n×d matrix with aspect ratio `ratio` = n/d
+    (or d/n: only min/max matters), from its Marchenko–Pastur singular values."""
+    lam = check_range("ratio", ratio, 0, None, low_open=True)
+    lam = min(lam, 1 / lam)
+    lo, hi = mp_edges(lam)
+    c, r = (hi + lo) / 2, (hi - lo) / 2
+    theta = (np.arange(n_nodes) + 0.5) * math.pi / n_nodes
+    x = c + r * np.cos(theta)                                             # eigenvalues of XXᵀ
+    w = r * r * np.sin(theta) ** 2 / (2 * math.pi * lam * x) * (math.pi / n_nodes)   # ρ(x) dx, Σ w = 1
+    s = np.sqrt(x)                                                        # singular values
+    p = s / (w * s).sum()                                                 # σ / E[σ]
+    return float(math.exp(-(w * p * np.log(p)).sum()))                   # exp(−E[p log p])
