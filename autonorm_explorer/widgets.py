@@ -7,8 +7,8 @@ config, export, background compute). Open `nbs/explorers.ipynb` with `make lab` 
 here we define them and test that the plotted data moves the right way when a control moves.
 
 - `RankExplorer`. Controls: β (log), α, placement, branch, m/d, activation, depth, width, norm,
-  projection terms, seed. Figure: Jacobian erank/d, representation erank/d, branch-to-skip ratio (log-log,
-  1/√ℓ reference) and mean spike, all against depth.
+  projection terms, samples n, seed. Figure: Jacobian erank/d, representation erank/min(n, d),
+  branch-to-skip ratio (log-log, 1/√ℓ reference) and mean spike, all against depth.
 - `ThresholdExplorer`. Controls: m/d, activation, q, width, trials, seed. Figure: rank/d, full-rank
   fraction and σ_min/σ_max of the branch Jacobian against m/d, the 1/p(σ) line, Marchenko–Pastur overlays.
 - `PathExplorer`. Controls: β, depth, placement, branch, m/d, activation, width, method, seed. Figure:
@@ -94,6 +94,8 @@ class RankExplorer(Explorer):
                     help="LayerNorm or RMSNorm (ignored for placement none)"),
               Param("projection", "projection terms", "bool", True,
                     help="off = the projection-term ablation (DetachNorm: J_N → diag(γ)/s)"),
+              Param("n_samples", "samples n", "int", 64, 16, 512, step=16,
+                    help="inputs the representation erank, ρ_ℓ and the spike are measured on"),
               SEED)
     PRESETS = {
         "Post-Norm collapse": ("The Jacobian erank/d keeps falling toward 0 because the branch-to-skip ratio "
@@ -118,7 +120,6 @@ class RankExplorer(Explorer):
     LINES = {"jacobian": (0, "Jacobian erank/d"), "representation": (1, "representation erank/d"),
              "ratio": (2, "branch-to-skip ratio"), "spike": (3, "mean spike")}
     FIG = dict(nrows=2, ncols=2, figsize=(9.0, 6.2), dpi=80)
-    N_SAMPLES = 128          # n inputs for the representation and the forward ratio (rank_profile's n_samples)
     CACHE_SIZE = 4           # weight sets kept at most ...
     CACHE_BYTES = 4.5e9      # ... and at most this many bytes of them together
     MAX_WEIGHT_BYTES = 4e9   # refuse settings whose float64 weights alone exceed this (d=512, L=128, m/d=4 is 2.1 GB)
@@ -132,8 +133,13 @@ class RankExplorer(Explorer):
 
     def describe(self, s: dict) -> str:
         "Legend label: the settings that decide the picture."
+        n = "" if s["n_samples"] == self.params["n_samples"].default else f", n={s['n_samples']}"
         return (f"{s['placement']}-norm, β={s['beta']:.3g}, {s['branch']}, m/d={s['expansion']:g}, "
-                f"{s['activation']}" + ("" if s["projection"] else ", no proj."))
+                f"{s['activation']}" + ("" if s["projection"] else ", no proj.") + n)
+
+    def profile_args(self, s: dict) -> tuple[ResMLPConfig, int]:
+        "The model config and the number of inputs n of settings `s` (`n_samples` is the one non-config key)."
+        return ResMLPConfig(**{k: v for k, v in s.items() if k != "n_samples"}), s["n_samples"]
 
 # %% ../nbs/41_widgets.ipynb #52b40afa
 @patch
@@ -141,7 +147,7 @@ def setup_axes(self: RankExplorer):
     "Titles, limits and the 1/√ℓ reference artist, once; the spike (a norm) is drawn from 0."
     a = self.axes
     a[0].set(title="input–output Jacobian erank/d", xlabel="depth ℓ", ylim=(0, 1.02))
-    a[1].set(title="representation erank/d (uncentered)", xlabel="depth ℓ", ylim=(0, 1.02))
+    a[1].set(title="representation erank/min(n, d) (uncentered)", xlabel="depth ℓ", ylim=(0, 1.02))
     a[2].set(title="branch-to-skip ratio ρ_ℓ", xlabel="depth ℓ", xscale="log", yscale="log")
     a[3].set(title="mean spike ‖mean_n h_ℓ‖", xlabel="depth ℓ")
     floor = a[3].axhline(0, color="0.6", lw=0.8)          # 0 is always in range ...
@@ -222,8 +228,8 @@ def _weights_for(self: RankExplorer, cfg: ResMLPConfig):
 @patch
 def compute_steps(self: RankExplorer, s: dict):
     "`rank_profile_steps` for settings `s` (worker thread): the centered erank is not drawn, so not computed."
-    cfg = ResMLPConfig(**s)
-    return rank_profile_steps(cfg, n_samples=self.N_SAMPLES, seed=s["seed"], weights=self._weights_for(cfg),
+    cfg, n = self.profile_args(s)
+    return rank_profile_steps(cfg, n_samples=n, seed=s["seed"], weights=self._weights_for(cfg),
                               centered=False, jacobian_spectrum=self.JACOBIAN_SPECTRUM,
                               stream_dtype=self.STREAM_DTYPE)
 
@@ -292,7 +298,7 @@ def readout(self: RankExplorer, df: pd.DataFrame) -> str:
     "One line: the numbers a reader compares between settings."
     r = rank_summary(df)
     return (f"<b>L = {r['depth']}</b> · Jacobian erank/d at L: <b>{r['jacobian_erank']:.3f}</b> · "
-            f"representation erank/d at L: <b>{r['representation_erank']:.3f}</b> · "
+            f"representation erank/min(n, d) at L: <b>{r['representation_erank']:.3f}</b> · "
             f"ratio slope (log-log, ℓ ≥ L/4): <b>{r['ratio_slope']:+.2f}</b> · "
             f"mean spike at L: <b>{r['mean_spike']:.3g}</b>")
 

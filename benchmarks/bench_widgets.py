@@ -10,6 +10,9 @@ be needed), axes repainted because their limits moved, whole-figure redraws. In 
 the bare computation at the defaults (`rank_profile` alone, the floor an explorer cannot beat
 without a cache).
 
+The explorer's own number of inputs n is used (this tree: the `n_samples` control's default, 64; older trees:
+`N_SAMPLES`, 128), and a third row runs this tree at n = 128, the same measurement as the older trees.
+
 At d=256/L=64 and d=512/L=128 we time β changes (weights already sampled): the time to the first paint (the
 first render of that request: partial curves) and to completion.
 
@@ -81,19 +84,27 @@ def render_log(ex) -> list:
     return log
 
 
-def explorer_compute(cfg, w, float64_stream: bool = False):
-    """What this tree's RankExplorer computes for `cfg`, as a function of nothing (no explorer, main thread);
-    `float64_stream`: the same with the samples' pass in float64 (the float64 floor of that computation)."""
+def explorer_n(n=None) -> int:
+    "The number of inputs this tree's RankExplorer uses: `n` if given, else its default."
+    from autonorm_explorer.widgets import RankExplorer
+    if n is not None: return n
+    params = {p.key: p for p in RankExplorer.PARAMS}
+    return params["n_samples"].default if "n_samples" in params else RankExplorer.N_SAMPLES
+
+
+def explorer_compute(cfg, w, n: int, float64_stream: bool = False):
+    """What this tree's RankExplorer computes for `cfg` on n inputs, as a function of nothing (no explorer, main
+    thread); `float64_stream`: the same with the samples' pass in float64 (the float64 floor of that computation)."""
     from autonorm_explorer import propagation
     if not hasattr(propagation, "rank_profile_steps"):                    # before: rank_profile, SVD
-        return lambda: propagation.rank_profile(cfg, n_samples=128, weights=w, centered=False)
+        return lambda: propagation.rank_profile(cfg, n_samples=n, weights=w, centered=False)
     from autonorm_explorer.widgets import RankExplorer
     kw = dict(jacobian_spectrum=RankExplorer.JACOBIAN_SPECTRUM)
     if hasattr(RankExplorer, "STREAM_DTYPE"):                            # the samples' pass in float32
         import torch
         kw.update(stream_dtype=torch.float64 if float64_stream else RankExplorer.STREAM_DTYPE)
     def run():
-        for build, _ in propagation.rank_profile_steps(cfg, n_samples=128, weights=w, centered=False, **kw):
+        for build, _ in propagation.rank_profile_steps(cfg, n_samples=n, weights=w, centered=False, **kw):
             pass
         return build()
     return run
@@ -109,24 +120,24 @@ def median_ms(fn, reps: int = 7) -> float:
     return statistics.median(ts)
 
 
-def bare_ms(width: int, depth: int, reps: int = 7) -> tuple[float, float, float]:
+def bare_ms(width: int, depth: int, n: int, reps: int = 7) -> tuple[float, float, float]:
     """The floor (this tree's explorer computation alone), the same with a float64 samples' pass, and
-    `rank_profile` (SVD) at (width, depth), weights reused."""
+    `rank_profile` (SVD) at (width, depth) on n inputs, weights reused."""
     from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
     from autonorm_explorer.propagation import rank_profile
     cfg = ResMLPConfig(width=width, depth=depth)
     w = sample_weights(cfg)
-    floor = median_ms(explorer_compute(cfg, w), reps)
-    floor64 = median_ms(explorer_compute(cfg, w, float64_stream=True), reps)
-    svd = median_ms(lambda: rank_profile(cfg, n_samples=128, weights=w, centered=False), reps)
+    floor = median_ms(explorer_compute(cfg, w, n), reps)
+    floor64 = median_ms(explorer_compute(cfg, w, n, float64_stream=True), reps)
+    svd = median_ms(lambda: rank_profile(cfg, n_samples=n, weights=w, centered=False), reps)
     return floor, floor64, svd
 
 
-def child_defaults() -> dict:
-    "Mixed sequence at d=128, L=32: latency per change and its split."
+def child_defaults(n=None) -> dict:
+    "Mixed sequence at d=128, L=32 on n inputs (None: the explorer's default): latency per change and its split."
     from autonorm_explorer.widgets import RankExplorer
-    floor, floor64, svd = bare_ms(128, 32)
-    ex = RankExplorer(width=128, depth=32); assert ex.wait(600), ex.error
+    floor, floor64, svd = bare_ms(128, 32, explorer_n(n))
+    ex = RankExplorer(width=128, depth=32, **({} if n is None else dict(n_samples=n))); assert ex.wait(600), ex.error
     rows = []
     counts = lambda: (ex.partial_draws, ex.live.axis_draws, ex.live.full_draws)
     for key, value in mixed_changes():
@@ -206,23 +217,25 @@ def main():
     args = ap.parse_args()
     if args.child:
         pin_one_core(); what = json.loads(args.child)
-        res = child_defaults() if what[0] == "defaults" else child_large(*what[1:])
+        res = child_defaults(*what[1:]) if what[0] == "defaults" else child_large(*what[1:])
         print(json.dumps(res)); return
     before = args.before.resolve() if args.before else (extract_ref(args.before_ref) if args.before_ref else None)
     trees = ([("before", before)] if before else []) + [("after", ROOT)]
-    print(f"RankExplorer latency, one core (taskset -c {CORE}), n = 128 inputs; each cell measured in a fresh "
-          f"process per tree; before = {args.before or args.before_ref or '-'}, after = this tree")
+    print(f"RankExplorer latency, one core (taskset -c {CORE}), each cell measured in a fresh process per tree; "
+          f"before = {args.before or args.before_ref or '-'}, after = this tree")
     if not args.large_only: defaults(trees, args.rounds)
     if not args.quick: large(trees, args.large_changes)
 
 
 def defaults(trees, rounds: int):
-    "The mixed sequence, `rounds` times per tree, trees alternating (before, after, before, ...), pooled."
-    runs = {name: [] for name, _ in trees}
-    loads = {name: [] for name, _ in trees}
+    """The mixed sequence, `rounds` times per tree, trees alternating (before, after, before, ...), pooled; each
+    tree on its explorer's default n, and this tree also at n = 128 (the older trees' n)."""
+    trees = [(name, tree, None) for name, tree in trees] + [("after, n=128", trees[-1][1], 128)]
+    runs = {name: [] for name, _, _ in trees}
+    loads = {name: [] for name, _, _ in trees}
     for _ in range(rounds):
-        for name, tree in trees:
-            runs[name].append(run_child(tree, ["defaults"]))
+        for name, tree, n in trees:
+            runs[name].append(run_child(tree, ["defaults", n]))
             loads[name].append(load_avg())
     res = {name: summarize(dict(rows=[r for run in rs for r in run["rows"]],
                                 bare=statistics.median(run["bare"] for run in rs),
@@ -236,19 +249,19 @@ def defaults(trees, rounds: int):
     cols = [("median", "median"), ("p90", "p90"), ("beta", "β drag med"), ("switch", "switch med"),
             ("compute", "compute med"), ("draw", "draw med"), ("overhead", "overhead med"), ("bare", "bare compute"),
             ("ratio", "median/bare"), ("bare64", "bare f64"), ("svd", "rank_profile")]
-    print(f"{'':8}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'load':>7}")
-    for name, _ in trees:
+    print(f"{'':13}" + "".join(f"{lab:>14}" for _, lab in cols) + f"{'load':>7}")
+    for name, _, _ in trees:
         r = res[name]
-        print(f"{name:8}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
+        print(f"{name:13}" + "".join(f"{r[k]:>12.0f}ms" if k != "ratio" else f"{r[k]:>14.2f}" for k, _ in cols)
               + f"{r['load']:>7.1f}")
     print("target: median <= 100 ms, p90 <= 150 ms")
     print(f"\nDraws per run of the {res['after']['changes']} changes (partial = frames drawn "
           "before the result; axes = one axes repainted because its limits moved; full = whole "
           "figure redrawn):")
-    print(f"{'':8}{'partial':>10}{'on β drags':>12}{'axes':>8}{'full':>8}")
-    for name, _ in trees:
+    print(f"{'':13}{'partial':>10}{'on β drags':>12}{'axes':>8}{'full':>8}")
+    for name, _, _ in trees:
         r = res[name]
-        print(f"{name:8}{r['partial']:>10.1f}{r['partial_beta']:>12.1f}{r['axes']:>8.1f}"
+        print(f"{name:13}{r['partial']:>10.1f}{r['partial_beta']:>12.1f}{r['axes']:>8.1f}"
               f"{r['full']:>8.1f}")
 
 

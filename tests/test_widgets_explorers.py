@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from autonorm_explorer.widgets import RankExplorer, ThresholdExplorer, PathExplorer, rank_summary, RANK_PRESET_BASE
-from autonorm_explorer.resmlp import ResMLPConfig
 from autonorm_explorer.propagation import rank_profile
 
 SMALL = dict(width=32)
@@ -27,7 +26,7 @@ def rank():
 
 def test_rank_plots_what_rank_profile_computes(rank):
     rank.apply(**RANK_PRESET_BASE, **SMALL); assert rank.wait(120)
-    ref = rank_profile(ResMLPConfig(**rank.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
+    ref = rank_profile(*rank.profile_args(rank.settings), seed=0)
     np.testing.assert_allclose(drawn(rank, "jacobian"), ref.jacobian_erank, rtol=0, atol=1e-6)  # Gram route vs SVD
     # the explorer's samples go through the blocks in float32 (spectra in float64): erank/d to 1e-6, ρ to 1e-5
     np.testing.assert_allclose(drawn(rank, "representation"), ref.representation_erank, rtol=0, atol=1e-6)
@@ -135,7 +134,7 @@ def test_stale_results_are_never_drawn_over_newer_ones():
     assert ex.wait(120)
     assert drawn_log == [0.5], drawn_log
     assert ex.stale_dropped >= 1 and ex.drawn_generation == ex.generation
-    ref = rank_profile(ResMLPConfig(**ex.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
+    ref = rank_profile(*ex.profile_args(ex.settings), seed=0)
     np.testing.assert_allclose(drawn(ex, "jacobian"), ref.jacobian_erank, atol=1e-6)  # Gram route vs SVD
 
 

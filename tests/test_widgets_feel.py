@@ -120,7 +120,7 @@ def test_progress_then_a_newer_change_cancels_within_one_block_and_stale_is_neve
     i_new = ex.drawn_betas.index(next(x for x in ex.drawn_betas if x[0] == 0.7))
     assert all(b == 0.7 for b, _ in ex.drawn_betas[i_new:]), ex.drawn_betas   # nothing old drawn after the new
     assert ex.drawn_betas[-1] == (0.7, 40) and ex.progress.value == 1.0 and ex.status_html.value.startswith("ready")
-    ref = rank_profile(ResMLPConfig(**ex.settings), n_samples=RankExplorer.N_SAMPLES, seed=0)
+    ref = rank_profile(*ex.profile_args(ex.settings), seed=0)
     np.testing.assert_allclose(ex.current["jacobian"].get_ydata(), ref.jacobian_erank, atol=1e-6)  # Gram route vs SVD
     ex.close()
 
