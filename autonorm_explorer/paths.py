@@ -132,16 +132,30 @@ def meanfield_weights(skip_gain2, branch_gain2) -> np.ndarray:
 # %% ../nbs/13_paths.ipynb #2c74d1ff
 PATH_METHODS = ("exact", "probe", "meanfield")
 
+# %% ../nbs/13_paths.ipynb #46ce6f4e
+def _parts_for(parts, depth: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    "`parts` = (S, B) of a network of this depth and width, else a `ValueError` saying what is allowed."
+    pair = isinstance(parts, (tuple, list)) and len(parts) == 2
+    shapes = [tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__ for t in parts] if pair else None
+    if shapes != [(depth, width, width)] * 2:
+        raise ValueError(f"parts={shapes or type(parts).__name__} do not fit this cfg; allowed: (S, B) from "
+                         f"block_jacobian_parts(cfg), two tensors of shape {(depth, width, width)}")
+    return parts[0], parts[1]
+
 # %% ../nbs/13_paths.ipynb #2b9b71ba
 def path_orders(cfg: ResMLPConfig, method: str = "exact", seed: int = 0, n_probes: int = 16,
-                weights: Optional[ResMLPWeights] = None, device="cpu") -> pd.DataFrame:
-    "Weights ‖J^(k)‖_F² (normalized) of the path orders k = 0..L of ∂h_L/∂h_0; mean order in `df.attrs`."
+                weights: Optional[ResMLPWeights] = None, device="cpu",
+                parts: Optional[tuple[torch.Tensor, torch.Tensor]] = None) -> pd.DataFrame:
+    """Weights ‖J^(k)‖_F² (normalized) of the path orders k = 0..L of ∂h_L/∂h_0; mean order in `df.attrs`.
+    `parts`: (S, B) from `block_jacobian_parts(cfg, weights, seed=seed)`, to share one computation of them
+    between several methods (otherwise they are computed here)."""
     check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
     check_choice("method", method, PATH_METHODS)
     r = check_int("n_probes", n_probes, 1)
     seed = check_int("seed", seed, 0, 2**63 - 2)                          # the probes use seed + 1
-    S, B = block_jacobian_parts(cfg, weights, seed=seed, device=device)
     L, d, beta = cfg.depth, cfg.width, cfg.beta
+    if parts is None: S, B = block_jacobian_parts(cfg, weights, seed=seed, device=device)
+    else: S, B = _parts_for(parts, L, d)
     a2 = (S.pow(2).sum((-2, -1)) / d).cpu().numpy()                        # skip gains a_ℓ²
     b2 = (beta ** 2 * B.pow(2).sum((-2, -1)) / d).cpu().numpy()            # branch gains b_ℓ²
     attrs = dict(method=method)
