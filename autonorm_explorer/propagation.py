@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from .utils import (check_bool, check_int, check_memory, check_type, host_memory_bytes,
-                                     resolve_device, torch_generator)
+                                     resolve_device, derived_generator)
 from .spectra import ACTIVATION_DERIVATIVES, erank_from_svals
 from .resmlp import ResMLPConfig, ResMLPWeights, sample_weights, ACTIVATION_FUNCTIONS
 
@@ -134,10 +134,8 @@ def block_step(cfg: ResMLPConfig, up, down, H: torch.Tensor, P: Optional[torch.T
 
 # %% ../nbs/12_propagation.ipynb #6a1e21e6
 def input_generator(seed: int) -> torch.Generator:
-    "A CPU generator for inputs, on a stream independent of the weights' (`sample_weights` seeds with `seed` itself)."
-    seed = check_int("seed", seed, 0, 2**63 - 1)
-    state = np.random.SeedSequence([seed, 0x1B9F]).generate_state(1, np.uint64)[0]
-    return torch_generator(int(state >> np.uint64(1)))                  # 63 bits: a valid torch seed
+    "A CPU generator for inputs: a stream of `seed` independent of the weights' (each block has its own)."
+    return derived_generator(seed, 0x1B9F)                                # the inputs' tag
 
 # %% ../nbs/12_propagation.ipynb #0e30c854
 def sample_inputs(n: int, width: int, seed: int = 0, device="cpu") -> torch.Tensor:

@@ -33,12 +33,13 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .utils import (check_bool, check_choice, check_finite, check_int, check_memory, check_range,
-                                     check_type, host_memory_bytes, torch_generator, resolve_device)
+                                     check_type, host_memory_bytes, derived_generator,
+                                     resolve_device)
 from .spectra import ACTIVATIONS
 
 # %% auto #0
-__all__ = ['PLACEMENTS', 'BRANCHES', 'NORMS', 'ACTIVATION_FUNCTIONS', 'ResMLPConfig', 'ResMLPWeights', 'sample_weights',
-           'StreamNorm', 'ResidualBlock', 'ResidualMLP', 'ACTIVATIONS']
+__all__ = ['PLACEMENTS', 'BRANCHES', 'NORMS', 'BLOCK_WEIGHTS_TAG', 'ACTIVATION_FUNCTIONS', 'ResMLPConfig', 'ResMLPWeights',
+           'sample_block_weights', 'sample_weights', 'StreamNorm', 'ResidualBlock', 'ResidualMLP', 'ACTIVATIONS']
 
 # %% ../nbs/11_resmlp.ipynb #ff492d27
 PLACEMENTS = ("none", "pre", "post", "output")
@@ -132,14 +133,31 @@ class ResMLPWeights:
         return replace(self, up=self.up.to(dev), down=None if self.down is None else self.down.to(dev))
 
 # %% ../nbs/11_resmlp.ipynb #f9d48d8c
+BLOCK_WEIGHTS_TAG = 0xB10C     # tags the blocks' streams among those of one seed
+
+def sample_block_weights(cfg: ResMLPConfig, l: int) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+    "Block `l`'s float64 N(0, 1) matrices (up [m, d], down [d, m] or None), from their own stream."
+    check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
+    l = check_int("l", l, 0, cfg.depth - 1)
+    d, m = cfg.width, cfg.hidden
+    g = derived_generator(cfg.seed, BLOCK_WEIGHTS_TAG, l)       # from (seed, l), never from L
+    up = torch.randn(m, d, generator=g, dtype=torch.float64)     # [m, d] (d×d for one matrix)
+    if cfg.branch == "single": return up, None
+    return up, torch.randn(d, m, generator=g, dtype=torch.float64)   # down [d, m]
+
+# %% ../nbs/11_resmlp.ipynb #65f3b3da
 def sample_weights(cfg: ResMLPConfig, device="cpu") -> ResMLPWeights:
-    "Sample float64 N(0, 1) weights that depend only on (width, depth, branch, expansion, seed)."
+    """Sample float64 N(0, 1) weights; block ℓ is `sample_block_weights(cfg, ℓ)`, so it depends
+    only on (width, branch, expansion, seed, ℓ): a deeper network extends a shallower one."""
     check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
     cfg.validate()
     d, m, L = cfg.width, cfg.hidden, cfg.depth
-    g = torch_generator(cfg.seed)
-    up = torch.randn(L, m, d, generator=g, dtype=torch.float64)          # [L, m, d]
-    down = torch.randn(L, d, m, generator=g, dtype=torch.float64) if cfg.branch == "two" else None  # [L, d, m]
+    up = torch.empty(L, m, d, dtype=torch.float64)                                 # [L, m, d]
+    down = torch.empty(L, d, m, dtype=torch.float64) if cfg.branch == "two" else None   # [L, d, m]
+    for l in range(L):
+        up_l, down_l = sample_block_weights(cfg, l)
+        up[l] = up_l
+        if down is not None: down[l] = down_l
     return ResMLPWeights(up, down, d, L, cfg.branch, m, cfg.seed).to(device)
 
 # %% ../nbs/11_resmlp.ipynb #47f76dcf

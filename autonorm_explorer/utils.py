@@ -29,9 +29,9 @@ import torch
 
 # %% auto #0
 __all__ = ['MEMORY_LIMIT_BYTES', 'check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool',
-           'format_bytes', 'check_memory', 'host_memory_bytes', 'seed_everything', 'torch_generator', 'resolve_device',
-           'device_memory_bytes', 'torch_threads', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json',
-           'append_jsonl', 'atomic_write_jsonl', 'atomic_torch_save']
+           'format_bytes', 'check_memory', 'host_memory_bytes', 'seed_everything', 'torch_generator',
+           'derived_generator', 'resolve_device', 'device_memory_bytes', 'torch_threads', 'atomic_write_bytes',
+           'atomic_write_text', 'atomic_write_json', 'append_jsonl', 'atomic_write_jsonl', 'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -137,6 +137,14 @@ def seed_everything(seed: int) -> int:
 def torch_generator(seed: int, device: str | torch.device = "cpu") -> torch.Generator:
     "A private `torch.Generator` on `device` seeded with `seed` (leaves the global RNG untouched)."
     return torch.Generator(device=device).manual_seed(check_int("seed", seed, 0, 2**63 - 1))
+
+# %% ../nbs/00_utils.ipynb #2baa2b7d
+def derived_generator(seed: int, *keys: int) -> torch.Generator:
+    "A private CPU `torch.Generator` for stream (seed, *keys): distinct keys, independent streams."
+    seed = check_int("seed", seed, 0, 2**63 - 1)
+    keys = [check_int("key", k, 0, 2**63 - 1) for k in keys]
+    state = np.random.SeedSequence([seed, *keys]).generate_state(1, np.uint64)[0]
+    return torch_generator(int(state >> np.uint64(1)))          # 63 bits: a valid torch seed
 
 # %% ../nbs/00_utils.ipynb #2662a41b
 def resolve_device(device: str | torch.device = "auto") -> torch.device:

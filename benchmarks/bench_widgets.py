@@ -14,7 +14,8 @@ The explorer's own number of inputs n is used (this tree: the `n_samples` contro
 `N_SAMPLES`, 128), and a third row runs this tree at n = 128, the same measurement as the older trees.
 
 At d=256/L=64 and d=512/L=128 we time β changes (weights already sampled): the time to the first paint (the
-first render of that request: partial curves) and to completion.
+first render of that request: partial curves) and to completion. And changes that need new weights at
+d=512/L=128: from the defaults, one change to that size ("new size"), then seed changes there.
 
 Before/after in one run: by default the package of git ref `main` (extracted with `git archive` into a temporary
 folder) is "before" and this tree is "after"; `--before PATH` names another tree, `--before-ref ''` measures this
@@ -30,6 +31,7 @@ and `rank_profile` (SVD, float64) is timed for both trees as the common referenc
     .venv/bin/python benchmarks/bench_widgets.py                       # main vs this tree
     .venv/bin/python benchmarks/bench_widgets.py --before /tmp/main    # another tree as "before"
     .venv/bin/python benchmarks/bench_widgets.py --quick               # defaults only
+    .venv/bin/python benchmarks/bench_widgets.py --large-only --large-changes 1   # large sizes only, short
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -182,6 +184,31 @@ def child_large(width: int, depth: int, changes: int) -> dict:
                 renders_per_change=(len(log)) / changes, load=load_avg())
 
 
+def child_new_size(width: int, depth: int, changes: int) -> dict:
+    """From the defaults, one change to (width, depth) (new weights), then `changes` seed changes there (new
+    weights again): time to the first render of each request and to completion."""
+    from autonorm_explorer.widgets import RankExplorer
+    from autonorm_explorer.widget_core import LiveFigure
+    log, orig = [], LiveFigure.render
+    def logged(self, *a, **kw):
+        out = orig(self, *a, **kw)
+        log.append(time.perf_counter())
+        return out
+    LiveFigure.render = logged
+    ex = RankExplorer()                             # the defaults (d=128, L=32)
+    assert ex.wait(900), ex.error
+    def timed(**settings) -> tuple[float, float]:
+        n0, t0 = len(log), time.perf_counter()
+        ex.apply(**settings)                        # one request, as a preset or a pasted config makes
+        assert ex.wait(900), ex.error
+        return 1e3 * (log[n0] - t0), 1e3 * (time.perf_counter() - t0)
+    size_first, size_done = timed(width=width, depth=depth)
+    seeds = [timed(seed=k) for k in range(1, changes + 1)]
+    ex.close()
+    return dict(size_first=size_first, size_done=size_done, seed_first=statistics.median(f for f, _ in seeds),
+                seed_done=statistics.median(d for _, d in seeds), load=load_avg())
+
+
 def run_child(tree: Path, what: list) -> dict:
     "Run one measurement in a fresh interpreter that imports the package from `tree`."
     env = dict(os.environ, PYTHONPATH=str(tree))
@@ -217,7 +244,8 @@ def main():
     args = ap.parse_args()
     if args.child:
         pin_one_core(); what = json.loads(args.child)
-        res = child_defaults(*what[1:]) if what[0] == "defaults" else child_large(*what[1:])
+        child = {"defaults": child_defaults, "large": child_large, "new_size": child_new_size}[what[0]]
+        res = child(*what[1:])
         print(json.dumps(res)); return
     before = args.before.resolve() if args.before else (extract_ref(args.before_ref) if args.before_ref else None)
     trees = ([("before", before)] if before else []) + [("after", ROOT)]
@@ -277,6 +305,14 @@ def large(trees, changes: int):
                   flush=True)
     print("target: first partial curves within 150 ms at any size. new size = explorer created at this size: its first"
           "\nframe and its complete figure (includes drawing the weights). The load shifts all rows; compare within a size.")
+    width, depth = LARGE[-1]
+    print(f"\nNew weights at d={width}, L={depth}: from the defaults, one change to this size, then seed changes "
+          f"(median of {changes}); time to the first render of the request and to the complete figure:")
+    print(f"{'':8}{'new size: first paint':>23}{'complete':>10}{'new seed: first paint':>23}{'complete':>10}{'load':>7}")
+    for name, tree in trees:
+        r = run_child(tree, ["new_size", width, depth, changes])
+        print(f"{name:8}{r['size_first']:>21.0f}ms{r['size_done']:>8.0f}ms{r['seed_first']:>21.0f}ms"
+              f"{r['seed_done']:>8.0f}ms{r['load']:>7.1f}", flush=True)
 
 
 if __name__ == "__main__":

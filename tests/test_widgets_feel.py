@@ -208,6 +208,32 @@ def test_a_slow_computation_draws_partial_curves_after_its_second_block():
     ex.close()
 
 
+class BlockCounting(RankExplorer):
+    "RankExplorer noting, at each partial frame, the depth drawn and how many weight blocks its set holds."
+    def __init__(self, **kw):
+        self.partials = []
+        super().__init__(**kw)
+
+    def _draw_partial(self, gen, data, done):
+        with self._cache_lock: blocks = next(reversed(self._weights.values()))   # the newest set
+        self.partials.append((len(data) - 1, len(blocks.blocks), blocks.cfg.width))
+        super()._draw_partial(gen, data, done)
+
+
+def test_a_new_large_size_paints_after_drawing_only_the_blocks_it_ran():
+    "Width 8 -> 512 at L = 128, m/d = 4 (2.1 GB of weights): the first partial frame holds a few blocks."
+    ex = BlockCounting(width=8, depth=128); assert ex.wait(120), ex.error
+    ex.partials.clear()
+    ex.controls["width"].value = 512
+    t0 = time.time()
+    while not ex.partials and time.time() - t0 < 120: time.sleep(0.005)
+    ex.close()
+    assert ex.partials, "no partial frame within 120 s of the width change"
+    depth, blocks, width = ex.partials[0]
+    assert width == 512 and 1 <= depth <= 3, ex.partials
+    assert blocks == depth, ex.partials          # drawn: the blocks run so far, none ahead, none skipped
+
+
 def test_curves_extras_and_readout_are_the_profile_columns(rank):
     "What is drawn from the arrays is exactly the DataFrame's columns (pandas is the oracle)."
     rank.apply(beta=0.6, placement="pre"); rank.hold(); rank.apply(beta=1.3)
