@@ -233,9 +233,10 @@ def rank_profile_steps(cfg: ResMLPConfig, n_samples: int = 128, n_jacobian_input
     return _profile_blocks(cfg, w, H, k, seed, dev, **spectra)
 
 # %% ../nbs/12_propagation.ipynb #ccc03cfd
-def _spectral_columns(grams, jac, jacobian_spectrum: str) -> dict:
+def _spectral_columns(grams, jac, jacobian_spectrum: str, from_input: bool = False) -> dict:
     """The spectral columns for a run of D depths: representation Grams [D, 2 or 1, r, r] (None: skipped) and
-    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓP_ℓᵀ for the "gram" spectrum)."""
+    Jacobians [D, k, d, d] (the products P_ℓ, or P_ℓP_ℓᵀ for the "gram" spectrum). `from_input`: the run starts
+    at depth 0, where P_0 = I/√d has d equal singular values, so erank/d = 1 exactly and jac[0] is not read."""
     cols = {}
     if grams is not None:
         sv_rep = gram_svals(grams)                                            # [D, 2 or 1, r]
@@ -244,8 +245,10 @@ def _spectral_columns(grams, jac, jacobian_spectrum: str) -> dict:
         cols.update(representation_erank=er_rep[:, 0], top_sv_share=sq.max(-1).values / sq.sum(-1).clamp_min(1e-300))
         if grams.shape[1] == 2: cols.update(representation_erank_centered=er_rep[:, 1])
     if jac.shape[1]:
-        sv_j = jacobian_svals(jac) if jacobian_spectrum == "svd" else gram_svals(jac)   # [D, k, d]
+        Ps = jac[1:] if from_input else jac
+        sv_j = jacobian_svals(Ps) if jacobian_spectrum == "svd" else gram_svals(Ps)     # [D or D-1, k, d]
         er_j = erank_from_svals(sv_j) / jac.shape[-1]
+        if from_input: er_j = torch.cat([er_j.new_ones(1, jac.shape[1]), er_j])
         cols.update(jacobian_erank=er_j.mean(1), jacobian_erank_std=er_j.std(1, unbiased=False))
     return cols
 
@@ -288,10 +291,10 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         torch.mean(H, 0, out=means[l])
         if grams is not None: representation_grams(H, centered, out=grams[l])
         if not k: return None
-        if l:                                                                 # P_0 = I/√d has norm 1 already
-            fro = torch.linalg.vector_norm(P, dim=(-2, -1))                   # [k]
-            torch.log(fro, out=log_fro[l])
-            P = P / fro[:, None, None]
+        if not l: return P                                        # P_0 = I/√d: norm 1, its spectrum known
+        fro = torch.linalg.vector_norm(P, dim=(-2, -1))                       # [k]
+        torch.log(fro, out=log_fro[l])
+        P = P / fro[:, None, None]
         if jacobian_spectrum == "svd": jac[l] = P
         else: torch.matmul(P, P.mT, out=jac[l])                               # P_ℓP_ℓᵀ: σ(P_ℓ)², like P_ℓᵀP_ℓ
         return P
@@ -302,7 +305,8 @@ def _profile_blocks(cfg, w, H, k, seed, dev, representation, centered, jacobian_
         nonlocal have
         if upto >= have:
             span = slice(have, upto + 1)
-            for c, v in _spectral_columns(None if grams is None else grams[span], jac[span], jacobian_spectrum).items():
+            parts = (None if grams is None else grams[span], jac[span], jacobian_spectrum, span.start == 0)
+            for c, v in _spectral_columns(*parts).items():
                 v = v.cpu().numpy()
                 cols[c] = v if c not in cols else np.concatenate([cols[c][:have], v])
             have = upto + 1

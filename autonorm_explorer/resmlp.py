@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 
 from .utils import (check_bool, check_choice, check_finite, check_int, check_memory, check_range,
-                                     check_type, host_memory_bytes, derived_generator,
+                                     check_type, host_memory_bytes, derived_rng,
                                      resolve_device)
 from .spectra import ACTIVATIONS
 
@@ -140,10 +140,10 @@ def sample_block_weights(cfg: ResMLPConfig, l: int) -> tuple[torch.Tensor, Optio
     check_type("cfg", cfg, ResMLPConfig, "build one with ResMLPConfig(width=..., depth=...)")
     l = check_int("l", l, 0, cfg.depth - 1)
     d, m = cfg.width, cfg.hidden
-    g = derived_generator(cfg.seed, BLOCK_WEIGHTS_TAG, l)       # from (seed, l), never from L
-    up = torch.randn(m, d, generator=g, dtype=torch.float64)     # [m, d] (d×d for one matrix)
+    rng = derived_rng(cfg.seed, BLOCK_WEIGHTS_TAG, l)           # from (seed, l), never from L
+    up = torch.from_numpy(rng.standard_normal((m, d)))           # [m, d] (d×d for one matrix)
     if cfg.branch == "single": return up, None
-    return up, torch.randn(d, m, generator=g, dtype=torch.float64)   # down [d, m]
+    return up, torch.from_numpy(rng.standard_normal((d, m)))     # down [d, m]
 
 # %% ../nbs/11_resmlp.ipynb #65f3b3da
 def sample_weights(cfg: ResMLPConfig, device="cpu") -> ResMLPWeights:

@@ -29,9 +29,10 @@ import torch
 
 # %% auto #0
 __all__ = ['MEMORY_LIMIT_BYTES', 'check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool',
-           'format_bytes', 'check_memory', 'host_memory_bytes', 'seed_everything', 'torch_generator',
-           'derived_generator', 'resolve_device', 'device_memory_bytes', 'torch_threads', 'atomic_write_bytes',
-           'atomic_write_text', 'atomic_write_json', 'append_jsonl', 'atomic_write_jsonl', 'atomic_torch_save']
+           'format_bytes', 'check_memory', 'host_memory_bytes', 'seed_everything', 'torch_generator', 'derived_seeds',
+           'derived_generator', 'derived_rng', 'resolve_device', 'device_memory_bytes', 'torch_threads',
+           'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl', 'atomic_write_jsonl',
+           'atomic_torch_save']
 
 # %% ../nbs/00_utils.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -139,12 +140,20 @@ def torch_generator(seed: int, device: str | torch.device = "cpu") -> torch.Gene
     return torch.Generator(device=device).manual_seed(check_int("seed", seed, 0, 2**63 - 1))
 
 # %% ../nbs/00_utils.ipynb #2baa2b7d
-def derived_generator(seed: int, *keys: int) -> torch.Generator:
-    "A private CPU `torch.Generator` for stream (seed, *keys): distinct keys, independent streams."
+def derived_seeds(seed: int, *keys: int) -> np.random.SeedSequence:
+    "NumPy's `SeedSequence` of stream (seed, *keys), seed and keys checked: distinct keys, independent streams."
     seed = check_int("seed", seed, 0, 2**63 - 1)
     keys = [check_int("key", k, 0, 2**63 - 1) for k in keys]
-    state = np.random.SeedSequence([seed, *keys]).generate_state(1, np.uint64)[0]
+    return np.random.SeedSequence([seed, *keys])
+
+def derived_generator(seed: int, *keys: int) -> torch.Generator:
+    "A private CPU `torch.Generator` for stream (seed, *keys)."
+    state = derived_seeds(seed, *keys).generate_state(1, np.uint64)[0]
     return torch_generator(int(state >> np.uint64(1)))          # 63 bits: a valid torch seed
+
+def derived_rng(seed: int, *keys: int) -> np.random.Generator:
+    "A private NumPy generator (PCG64) for stream (seed, *keys): its normals take half the time of torch's."
+    return np.random.Generator(np.random.PCG64(derived_seeds(seed, *keys)))
 
 # %% ../nbs/00_utils.ipynb #2662a41b
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
