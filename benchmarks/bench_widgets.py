@@ -1,7 +1,7 @@
 """Latency of the RankExplorer: time from a control change to the figure delivered (not a timed test).
 
-At the defaults (d=128, L=32, n=128 inputs) a fixed, mixed sequence of changes is applied the way the front end
-applies them (`control.value = ...`): β drags (distinct values), placement, branch and activation switches
+At the defaults (d=128, L=32, the explorer's default number n of inputs) a fixed, mixed sequence of changes is
+applied the way the front end applies them (`control.value = ...`): β drags (distinct values), placement, branch and activation switches
 (some of them back to a view seen before). For every change we record the wall time until the new figure is
 delivered (computed, rendered as PNG, put in the Image widget), and its split: compute, draw (all renders of
 that request) and overhead (the rest: queueing, thread hand-over, the readout), and how the
