@@ -95,7 +95,7 @@ _TR = [
           "of depth that does not shrink over the last three doublings",
           f"{_PR}; {_RC}",
           "reproduced",
-          "'plateau' means a slow, log-like decay (0.60 at ℓ = 16, 0.34 at ℓ = 256), "
+          "'plateau' means a slow, log-like decay (0.59 at ℓ = 16, 0.34 at ℓ = 256), "
           "not flatness."),
     Claim("TR-7",
           "The projection terms of the norm's Jacobian are not what causes the collapse.",
