@@ -1330,6 +1330,4 @@ d = { 'settings': { 'branch': 'main',
                                            'autonorm_explorer.widgets.profile_columns': ( 'widgets.html#profile_columns',
                                                                                           'autonorm_explorer/widgets.py'),
                                            'autonorm_explorer.widgets.rank_summary': ( 'widgets.html#rank_summary',
-                                                                                       'autonorm_explorer/widgets.py'),
-                                           'autonorm_explorer.widgets.weight_bytes': ( 'widgets.html#weight_bytes',
                                                                                        'autonorm_explorer/widgets.py')}}}

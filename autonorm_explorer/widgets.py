@@ -45,8 +45,8 @@ from .spectra import survival_rate, mp_edges, mp_density
 
 # %% auto #0
 __all__ = ['PLACEMENT', 'BRANCH', 'ACTIVATION', 'SEED', 'RANK_PRESET_BASE', 'THRESHOLD_GRID', 'THRESHOLD_CHUNK', 'beta_param',
-           'expansion_param', 'loglog_slope', 'RankExplorer', 'weight_bytes', 'LazyBlockWeights', 'BlockView',
-           'profile_columns', 'rank_summary', 'ThresholdExplorer', 'PathExplorer']
+           'expansion_param', 'loglog_slope', 'RankExplorer', 'LazyBlockWeights', 'BlockView', 'profile_columns',
+           'rank_summary', 'ThresholdExplorer', 'PathExplorer']
 
 # %% ../nbs/41_widgets.ipynb #ede63237
 PLACEMENT = Param("placement", "placement", "choice", "pre", choices=("none", "pre", "post", "output"),
@@ -119,7 +119,7 @@ class RankExplorer(Explorer):
                                       "PathExplorer) and the Jacobian keeps almost full rank at any depth.",
                                       dict(RANK_PRESET_BASE, beta=0.1)),
     }
-    LINES = {"jacobian": (0, "Jacobian erank/d"), "representation": (1, "representation erank/d"),
+    LINES = {"jacobian": (0, "Jacobian erank/d"), "representation": (1, "representation erank/min(n, d)"),
              "ratio": (2, "branch-to-skip ratio"), "spike": (3, "mean spike")}
     FIG = dict(nrows=2, ncols=2, figsize=(9.0, 6.2), dpi=80)
     CACHE_SIZE = 4           # weight sets kept at most ...
@@ -164,12 +164,6 @@ def setup_axes(self: RankExplorer):
     for ax in a: ax.grid(alpha=0.3)
     self.fig.tight_layout()
     self.live.pin_labels = True                # default titles, no y labels: pin them
-
-# %% ../nbs/41_widgets.ipynb #9d6b5d7d
-def weight_bytes(width: int, depth: int, branch: str = "two", expansion: float = 4.0, **_) -> int:
-    "Bytes of the float64 weights `sample_weights` draws: L·m·d per matrix, two matrices for the two-matrix branch."
-    m = width if branch == "single" else max(1, round(expansion * width))
-    return 8 * depth * m * width * (2 if branch == "two" else 1)
 
 # %% ../nbs/41_widgets.ipynb #74632a59
 class LazyBlockWeights:
@@ -261,7 +255,7 @@ def profile_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
 # %% ../nbs/41_widgets.ipynb #beeea77a
 @patch
 def _columns(self: RankExplorer, df: pd.DataFrame) -> dict[str, np.ndarray]:
-    "`profile_columns(df)`, once per profile: `lines`, `draw_extras` and `readout` share it."
+    "`profile_columns(df)`, once per profile: `lines` and `draw_extras` share it."
     memo = getattr(self, "_columns_memo", None)
     if memo is None or memo[0] is not df: memo = self._columns_memo = (df, profile_columns(df))
     return memo[1]

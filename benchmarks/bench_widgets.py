@@ -77,12 +77,15 @@ def extract_ref(ref: str) -> Path:
     return tmp
 
 
-def render_log(ex) -> list:
-    "Record the time of every render of the explorer's figure (wraps LiveFigure.render)."
-    log, orig = [], ex.live.render
-    def render(*a, **kw):
-        out = orig(*a, **kw); log.append(time.perf_counter()); return out
-    ex.live.render = render
+def render_log() -> list:
+    "The times of every render of every figure from now on (wraps LiveFigure.render)."
+    from autonorm_explorer.widget_core import LiveFigure
+    log, orig = [], LiveFigure.render
+    def logged(self, *a, **kw):
+        out = orig(self, *a, **kw)
+        log.append(time.perf_counter())
+        return out
+    LiveFigure.render = logged
     return log
 
 
@@ -161,13 +164,7 @@ def child_defaults(n=None) -> dict:
 def child_large(width: int, depth: int, changes: int) -> dict:
     "β changes at (width, depth), weights reused: time to the first render of the request and to completion."
     from autonorm_explorer.widgets import RankExplorer
-    from autonorm_explorer.widget_core import LiveFigure
-    log, orig = [], LiveFigure.render
-    def logged(self, *a, **kw):
-        out = orig(self, *a, **kw)
-        log.append(time.perf_counter())
-        return out
-    LiveFigure.render = logged                      # every render of every figure, from the first one on
+    log = render_log()                              # from the first render on
     t0 = time.perf_counter()
     ex = RankExplorer(width=width, depth=depth)
     assert ex.wait(900), ex.error
@@ -188,13 +185,7 @@ def child_new_size(width: int, depth: int, changes: int) -> dict:
     """From the defaults, one change to (width, depth) (new weights), then `changes` seed changes there (new
     weights again): time to the first render of each request and to completion."""
     from autonorm_explorer.widgets import RankExplorer
-    from autonorm_explorer.widget_core import LiveFigure
-    log, orig = [], LiveFigure.render
-    def logged(self, *a, **kw):
-        out = orig(self, *a, **kw)
-        log.append(time.perf_counter())
-        return out
-    LiveFigure.render = logged
+    log = render_log()
     ex = RankExplorer()                             # the defaults (d=128, L=32)
     assert ex.wait(900), ex.error
     def timed(**settings) -> tuple[float, float]:
