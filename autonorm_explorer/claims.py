@@ -10,20 +10,62 @@ measurement runs."""
 
 # %% ../nbs/62_claims.ipynb #7bf85d49
 from __future__ import annotations
-import re
+import json, re
 from dataclasses import dataclass, asdict
+from pathlib import Path
 
 import pandas as pd
 
 from .utils import check_type
 
 # %% auto #0
-__all__ = ['VERDICTS', 'PAPERS', 'CLAIM_ID', 'CLAIMS', 'Claim', 'claims_table', 'claim', 'cited_claim_ids']
+__all__ = ['VERDICTS', 'PAPERS', 'CLAIM_ID', 'SOURCE_KEY', 'SOURCES', 'CLAIMS', 'REFERENCE_LINE', 'Source', 'Claim',
+           'claims_table', 'claim', 'cited_claim_ids', 'parse_references', 'lesson_references', 'bibliography',
+           'bibliography_markdown']
 
 # %% ../nbs/62_claims.ipynb #8f5ac7d5
 VERDICTS = ("reproduced", "not reproduced at this scale", "needs GPU")
 PAPERS = {"TR": "Transforming Rank (Everett, 2026)", "AN": "AutoNorm / AutoNorm-S"}
 CLAIM_ID = re.compile(r"\b(TR|AN)-(\d+)\b")   # a claim id wherever it appears in a text
+SOURCE_KEY = re.compile(r"\[([A-Z][\w-]*)\]")    # a source key wherever it is cited: [Jang2017]
+
+# %% ../nbs/62_claims.ipynb #d562a735
+@dataclass(frozen=True)
+class Source:
+    key: str       # "Jang2017": first author and year, or a name for an unpublished work
+    authors: str   # "Jang, E., Gu, S., Poole, B."
+    year: str      # "2017", or "n.d." for an undated draft
+    title: str
+    venue: str     # a venue, an arXiv id with its version, or where an unpublished draft can be read
+
+    def __post_init__(self):
+        for name in ("key", "authors", "year", "title", "venue"):
+            check_type(f"Source.{name}", getattr(self, name), str)
+        if not SOURCE_KEY.fullmatch(f"[{self.key}]"):
+            raise ValueError(f"source key {self.key!r} must start with a capital letter and hold only "
+                             "letters, digits, '_' and '-' (e.g. 'Jang2017')")
+
+    def line(self, use: str) -> str:
+        "The entry as a lesson's References cell writes it, with what the lesson uses it for."
+        return f"- **[{self.key}]** {self.authors} ({self.year}). *{self.title}*. {self.venue}. — {use}"
+
+# %% ../nbs/62_claims.ipynb #5cfea7b1
+_AN_REPO = ("LaTeX drafts in the authors' public GitHub repository PiyushKBhattacharyya/AutoNorm; "
+            "no arXiv version")
+SOURCES: dict[str, Source] = {s.key: s for s in [
+    Source("Everett2026", "Everett, K.", "2026",
+           "Transforming Rank: How Architecture Navigates the Spectral Pathologies of Depth",
+           "arXiv:2607.14018v1 (only the abstract and a public summary were available to us)"),
+    Source("AutoNorm-later", "Anonymous authors", "n.d.",
+           "AutoNorm: Understanding Adaptive Normalization in Transformers via Differentiable Gating",
+           f"Later draft, `AutoNorm_Paper.tex` (IEEE version; `AutoNorm_Paper_Elsevier.tex` has the same "
+           f"numbers), {_AN_REPO}"),
+    Source("AutoNorm-earlier", "Anonymous authors", "n.d.",
+           "AutoNorm: Lightweight Meta-Learning for Dynamic Normalization in Transformers",
+           f"Earlier draft of the same paper, {_AN_REPO}"),
+    Source("AutoNorm-code", "PiyushKBhattacharyya", "2025", "AutoNorm (public code)",
+           "GitHub repository PiyushKBhattacharyya/AutoNorm: `model.py`, `norm_selector.py`, `configs.py`"),
+]}
 
 # %% ../nbs/62_claims.ipynb #373625aa
 @dataclass(frozen=True)
@@ -34,15 +76,20 @@ class Claim:
     tested_in: str   # notebooks under nbs/ that measure it, "; "-separated
     verdict: str     # one of VERDICTS
     note: str = ""   # the size it was tested at, caveats
+    source: str = "" # where it was read: "[AutoNorm-later] CIFAR-10 table"; keys of SOURCES in brackets
 
     def __post_init__(self):
-        for name in ("id", "claim", "refuted_if", "tested_in", "verdict", "note"):
+        for name in ("id", "claim", "refuted_if", "tested_in", "verdict", "note", "source"):
             check_type(f"Claim.{name}", getattr(self, name), str)
         if not CLAIM_ID.fullmatch(self.id):
             raise ValueError(f"claim id {self.id!r} is not of the form 'TR-<n>' or 'AN-<n>'")
         if self.verdict not in VERDICTS:
             allowed = ", ".join(map(repr, VERDICTS))
             raise ValueError(f"{self.id}: verdict={self.verdict!r} is not one of {allowed}")
+
+        unknown = [k for k in SOURCE_KEY.findall(self.source) if k not in SOURCES]
+        if unknown:
+            raise ValueError(f"{self.id}: source cites {unknown}, not in SOURCES; known: {', '.join(SOURCES)}")
 
     @property
     def paper(self) -> str: return self.id.split("-")[0]
@@ -58,7 +105,8 @@ _TR = [
           "p(ReLU) ≠ 1/2, or the branch Jacobian's rank/d departing by more than 0.02 from the "
           "expected share of active units E[min(1, Bin(m, ½)/d)]",
           f"{_SP}; {_BR}; {_RC}",
-          "reproduced"),
+          "reproduced",
+          source="[Everett2026] public summary (the abstract names the survival rate, not its value)"),
     Claim("TR-2",
           "The branch Jacobian is full rank beyond an expansion m/d = 1/p(σ): 2 for ReLU, about "
           "2.2 for GELU.",
@@ -67,7 +115,9 @@ _TR = [
           f"{_SP}; {_BR}; {_RC}",
           "reproduced",
           "GELU's 2.19 counts energy (p = E[σ'(z)²]); its exact rank is already full at m = d, so "
-          "nothing jumps there."),
+          "nothing jumps there.",
+          source="[Everett2026] abstract (the Marchenko–Pastur threshold); the values 2 and ≈ 2.2 from "
+                 "its public summary"),
     Claim("TR-3",
           "An expansion of 4× keeps the branch well conditioned.",
           "the ReLU-masked first factor's σ_min/σ_max departing by more than 0.06 from the "
@@ -75,20 +125,23 @@ _TR = [
           f"{_SP}; {_RC}",
           "reproduced",
           "true of each factor; the full square branch Jacobian stays ill conditioned (median "
-          "σ_min/σ_max ≈ 1e-3 at d = 128)."),
+          "σ_min/σ_max ≈ 1e-3 at d = 128).",
+          source="[Everett2026] public summary"),
     Claim("TR-4",
           "With Pre-Norm the branch-to-skip ratio ρ_ℓ decays like 1/√ℓ.",
           "a log–log slope of ρ_ℓ over ℓ ∈ [16, 256] outside [−0.6, −0.4]",
           f"{_PR}; {_RC}",
           "reproduced",
-          "Output-Norm decays the same way (also checked)."),
+          "Output-Norm decays the same way (also checked).",
+          source="[Everett2026] public summary (the abstract: norm placement sets the ratio across depth)"),
     Claim("TR-5",
           "With Post-Norm the ratio stays constant and the input–output Jacobian's effective rank "
           "collapses with depth.",
           "a slope of log ρ_ℓ outside [−0.1, 0.1], or erank/d of ∂h_L/∂h_0 at L = 256 above 0.05",
           f"{_PR}; {_RC}",
           "reproduced",
-          "A network without norms behaves the same (also checked)."),
+          "A network without norms behaves the same (also checked).",
+          source="[Everett2026] abstract"),
     Claim("TR-6",
           "With Pre-Norm the Jacobian's effective rank plateaus.",
           "erank/d at L = 256 below 0.25 or below 5× the Post-Norm value, or a loss per doubling "
@@ -96,13 +149,15 @@ _TR = [
           f"{_PR}; {_RC}",
           "reproduced",
           "'plateau' means a slow, log-like decay (0.59 at ℓ = 16, 0.34 at ℓ = 256), "
-          "not flatness."),
+          "not flatness.",
+          source="[Everett2026] abstract"),
     Claim("TR-7",
           "The projection terms of the norm's Jacobian are not what causes the collapse.",
           "removing them (DetachNorm) changing erank/d by 0.02 or more at ℓ ≥ 64, or turning the "
           "Post-Norm collapse into a plateau",
           f"{_PR}; {_RC}",
-          "reproduced"),
+          "reproduced",
+          source="[Everett2026] public summary"),
     Claim("TR-8",
           "A single-matrix branch with an uncentered activation adds a coherent mean that grows "
           "linearly with depth and collapses the representation's rank.",
@@ -110,19 +165,22 @@ _TR = [
           "uncentered representation erank not below half the two-matrix value",
           f"{_PR}; {_RC}",
           "reproduced",
-          "measured on the uncentered representation; centering removes the spike and hides it."),
+          "measured on the uncentered representation; centering removes the spike and hides it.",
+          source="[Everett2026] abstract"),
     Claim("TR-9",
           "A second matrix decorrelates the mean: it no longer accumulates coherently.",
           "spike(L)/spike(L/4) of 3 or more for two-matrix ReLU or GELU (3 is well below the 4 of "
           "linear growth)",
           f"{_PR}; {_RC}",
           "reproduced",
-          "it grows like a random walk (≈ ℓ^0.6)."),
+          "it grows like a random walk (≈ ℓ^0.6).",
+          source="[Everett2026] abstract"),
     Claim("TR-10",
           "A centered activation (tanh) adds no mean spike.",
           "the single-matrix tanh spike at L reaching 5% of the single-matrix ReLU spike",
           f"{_PR}; {_RC}",
-          "reproduced"),
+          "reproduced",
+          source="[Everett2026] public summary"),
     Claim("TR-11",
           "A small branch scale β puts the Jacobian's mass on short paths: the network acts like "
           "an ensemble of shallow networks.",
@@ -130,7 +188,8 @@ _TR = [
           "orders not summing to the Jacobian",
           f"{_PA}; {_RC}",
           "reproduced",
-          "the measured orders follow a Binomial(L, q) law within 0.5 of its mean Lq."),
+          "the measured orders follow a Binomial(L, q) law within 0.5 of its mean Lq.",
+          source="[Everett2026] abstract"),
     Claim("TR-12",
           "The effective rank of the input–output Jacobian at initialization predicts which "
           "networks train on CIFAR-10.",
@@ -138,13 +197,19 @@ _TR = [
           "initial rank and accuracy",
           _TV,
           "needs GPU",
-          "CPU proxy (digits, d = 64, L ≤ 32, 15 epochs): every network trained to 96–99%, and "
-          "rank did not predict accuracy; an easy task says little about CIFAR-10."),
+          "reduced run of the trainability study (Fashion-MNIST, width 32, depths 16 and 64, 72 networks, 3 "
+          "epochs on 4,000 images, 3 seeds): networks that start collapsed (initial erank/d < 0.1) average "
+          "32.7% test accuracy, the others 74.1% (a 41-point gap, 95% interval [15, 64]), but Spearman's ρ "
+          "between initial rank and accuracy is only 0.30 [−0.17, 0.64]: partly supported; the run at the "
+          "notebook's full defaults is pending.",
+          source="[Everett2026] abstract (no numbers given)"),
 ]
 
 # %% ../nbs/62_claims.ipynb #d030d5ab
 _RP, _DG, _SC = "experiments/report.ipynb", "tutorials/autonorm_digits.ipynb", "22_schedule.ipynb"
+_L9 = "course/09_autonorm_s.ipynb"
 _GPU = "ready in the `paper` sweep grid; a CPU run is too small to test it."
+_LATER = "[AutoNorm-later]"
 
 _AN = [
     Claim("AN-1",
@@ -154,28 +219,34 @@ _AN = [
           "epochs",
           f"{_RP}; {_DG}",
           "needs GPU",
-          "the digits tutorial shows the gates at toy scale (one seed, a few epochs); not a test."),
+          "the digits tutorial shows the gates at toy scale (one seed, a few epochs); not a test.",
+          f"{_LATER} gate analysis (text and layer-wise gate figure)"),
     Claim("AN-2",
           "On text (PTB tagging) the gates stay mixed longer and the deep layers lean to DyT "
           "(w_DyT > 0.72 in layers 8–12, entropy ≈ 0.45).",
           "deep-layer w_DyT below 0.72, or an entropy collapsing as fast as on vision",
           _RP,
           "needs GPU",
-          _GPU),
+          _GPU,
+          f"{_LATER} gate analysis (text)"),
     Claim("AN-3",
-          "The stabilization bottleneck: on CIFAR-10 a random selector (85.48) beats the learned, "
-          "never-frozen AutoNorm (84.35).",
-          "AutoNorm at or above the random selector over seeds",
-          _RP,
+          "The stabilization bottleneck: on the stationary vision benchmarks (MNIST and CIFAR, in the "
+          "text) the learned gate underperformed a random selector; the tables give the comparison for "
+          "CIFAR-10 only: random selector 85.48, learned never-frozen AutoNorm 84.35.",
+          "AutoNorm at or above the random selector over seeds, on any of those benchmarks",
+          f"{_RP}; {_L9}",
           "needs GPU",
-          "the 84.35 cell is a placeholder in the draft. " + _GPU),
+          "the text says more than its tables show: no MNIST random-selector row exists, and the 84.35 "
+          "cell is an italic placeholder. " + _GPU,
+          f"{_LATER} statement of the bottleneck (text) and CIFAR-10 table"),
     Claim("AN-4",
           "Freezing the gates (AutoNorm-S) removes the bottleneck: 86.35 on CIFAR-10, above "
           "AutoNorm.",
           "AutoNorm-S not above AutoNorm over seeds",
           _RP,
           "needs GPU",
-          "the gain is +1.1 in the text and +2.0 in the table. " + _GPU),
+          "the gain is +1.1 in the text and +2.0 in the table. " + _GPU,
+          f"{_LATER} CIFAR-10 table and freeze ablation (text)"),
     Claim("AN-5",
           "AutoNorm-S freezes the selectors at epoch T_freeze when the mean gate entropy is still "
           "at or above ε_H, and only then.",
@@ -183,40 +254,47 @@ _AN = [
           "ε_H",
           f"{_SC}; {_DG}",
           "reproduced",
-          "so when the entropy is already below ε_H, AutoNorm-S trains exactly like AutoNorm."),
+          "so when the entropy is already below ε_H, AutoNorm-S trains exactly like AutoNorm.",
+          f"{_LATER} method (the gate-freezing schedule)"),
     Claim("AN-6",
           "On MNIST and Fashion-MNIST AutoNorm-S matches FrozenLN (99.18 vs 98.82; 92.95 vs "
           "93.12).",
           "a difference beyond the seeds' confidence interval",
           _RP,
           "needs GPU",
-          _GPU),
+          _GPU,
+          f"{_LATER} vision table"),
     Claim("AN-7",
           "On CIFAR-100 AutoNorm-S beats FrozenLN by 2.33 points (67.15 vs 64.82).",
           "no significant gain over seeds",
           _RP,
           "needs GPU",
-          _GPU),
+          _GPU,
+          f"{_LATER} vision table"),
     Claim("AN-8",
           "AutoNorm-S is more robust to corruptions (CIFAR-10-C, severity 3: 72.8 vs 68.2 for "
           "FrozenLN, p < 0.05).",
           "no significant gain on corrupted test images",
           _RP,
           "needs GPU",
-          _GPU),
+          _GPU,
+          f"{_LATER} robustness table"),
     Claim("AN-9",
           "On PTB tagging AutoNorm-S beats FrozenLN (97.42 vs 96.80, p < 0.01).",
           "no significant gain over seeds",
           _RP,
           "needs GPU",
           "the drafts' perplexities (38.6 vs 41.9) cannot be exp(cross-entropy) of a 97% tagger "
-          "(that is ≈ 1.1). " + _GPU),
+          "(that is ≈ 1.1); the AutoNorm-S cell repeats the earlier draft's unfrozen AutoNorm row, and "
+          "the paper does not freeze on text. " + _GPU,
+          f"{_LATER} NLP table; [AutoNorm-earlier] NLP table (the same 97.42 as unfrozen AutoNorm)"),
     Claim("AN-10",
           "On SST-2 AutoNorm-S beats FrozenLN (91.25 vs 89.42).",
           "no significant gain over seeds",
           _RP,
           "needs GPU",
-          "91% is unusually high for a small model trained from scratch. " + _GPU),
+          "91% is unusually high for a small model trained from scratch. " + _GPU,
+          f"{_LATER} NLP table"),
     Claim("AN-11",
           "On tabular regression the gains are small and not significant (California Housing RMSE "
           "0.4892 vs 0.4905).",
@@ -224,21 +302,40 @@ _AN = [
           _RP,
           "needs GPU",
           "the drafts' Energy Efficiency RMSE (≈ 22.75) is worse than predicting the mean. "
-          + _GPU),
+          + _GPU,
+          f"{_LATER} regression table"),
     Claim("AN-12",
           "The selectors cost under 1% of the parameters.",
           "selector parameters at 1% or more of the LayerNorm model's",
           "23_models.ipynb",
           "not reproduced at this scale",
           "counted for the drafts' ViT-Lite (8 blocks, d = 128, 16 sites, selector d → d/2 → 2): "
-          "134,176 selector parameters, 12.5% of the 1,075,082 of the LayerNorm model."),
+          "134,176 selector parameters, 12.5% of the 1,075,082 of the LayerNorm model.",
+          f"{_LATER} overhead statement (the Elsevier version's text)"),
+    Claim("AN-13",
+          "On SVHN AdaNorm is the best method (91.10), above AutoNorm-S (89.38).",
+          "AutoNorm-S at or above AdaNorm over seeds",
+          _RP,
+          "needs GPU",
+          "both cells repeat rows of the earlier draft under other names: 91.10 ± 0.19 was its FrozenDyT, "
+          "89.38 ± 0.20 its unfrozen AutoNorm. " + _GPU,
+          f"{_LATER} vision table; [AutoNorm-earlier] SVHN rows"),
+    Claim("AN-14",
+          "On CIFAR-10 AutoNorm-S beats FrozenLN: 86.35 vs 82.97.",
+          "no significant gain over seeds",
+          _RP,
+          "needs GPU",
+          "the FrozenLN rows are the earlier draft's 'FrozenLN', a model whose selector was still active "
+          "in the public code. " + _GPU,
+          f"{_LATER} vision table; [AutoNorm-code] (the FrozenLN model of the code)"),
 ]
 
 CLAIMS: dict[str, Claim] = {c.id: c for c in _TR + _AN}
 
 # %% ../nbs/62_claims.ipynb #d1d2fe99
 _COLUMNS = {"claim": "claim", "refuted_if": "what would refute it",
-            "tested_in": "where the package tests it", "verdict": "verdict here", "note": "note"}
+            "tested_in": "where the package tests it", "verdict": "verdict here", "note": "note",
+            "source": "source"}
 
 # %% ../nbs/62_claims.ipynb #415679aa
 def claims_table(paper: str) -> pd.DataFrame:
@@ -263,3 +360,64 @@ def cited_claim_ids(text: str) -> list[str]:
     "Every claim id (`TR-n`, `AN-n`) that `text` cites, in order of appearance."
     check_type("text", text, str)
     return [m.group(0) for m in CLAIM_ID.finditer(text)]
+
+# %% ../nbs/62_claims.ipynb #8d6fba7e
+REFERENCE_LINE = re.compile(r"- \*\*\[(?P<key>[A-Z][\w-]*)\]\*\* (?P<authors>.+?) \((?P<year>[^()]+)\)\. "
+                            r"\*(?P<title>.+?)\*\. (?P<venue>.+?)\.? — (?P<use>.+)")
+
+# %% ../nbs/62_claims.ipynb #4256a6a5
+def parse_references(text: str, where: str = "text") -> list[dict]:
+    "The entries of a References cell: key, authors, year, title, venue, use; a clear error for a bad line."
+    check_type("text", text, str)
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if not lines or lines[0] != "## References":
+        raise ValueError(f"{where}: a references cell starts with '## References'")
+    out = []
+    for line in lines[1:]:
+        m = REFERENCE_LINE.fullmatch(line)
+        if m is None:
+            raise ValueError(f"{where}: {line[:80]!r} is not of the form "
+                             "'- **[Key]** Authors (Year). *Title*. Venue. — what the lesson uses it for.'")
+        out.append(m.groupdict())
+    return out
+
+# %% ../nbs/62_claims.ipynb #7d04b849
+def lesson_references(path) -> list[dict]:
+    "The parsed References cell of the lesson notebook at `path` ([] when it has none)."
+    path = Path(path)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    tagged = [c for c in cells if "references" in c.get("metadata", {}).get("tags", [])]
+    if len(tagged) > 1: raise ValueError(f"{path.name}: {len(tagged)} cells tagged 'references'; allowed: one")
+    return parse_references("".join(tagged[0]["source"]), path.name) if tagged else []
+
+# %% ../nbs/62_claims.ipynb #8d811372
+_WORK = ("authors", "year", "title", "venue")
+
+def bibliography(course_dir) -> pd.DataFrame:
+    "Every source cited by the lessons in `course_dir`, once per key, with the lessons citing it and their uses."
+    course_dir = Path(course_dir)
+    lessons = sorted(course_dir.glob("[0-9][0-9]_*.ipynb"))
+    if not lessons: raise ValueError(f"no lesson notebooks (NN_name.ipynb) in {course_dir}")
+    rows: dict[str, dict] = {}
+    for nb in lessons:
+        for r in lesson_references(nb):
+            seen = rows.setdefault(r["key"], {**{k: r[k] for k in _WORK}, "lessons": [], "uses": []})
+            differs = [k for k in _WORK if seen[k] != r[k]]
+            if differs:
+                raise ValueError(f"[{r['key']}] is described differently in {nb.name} and {seen['lessons'][0]} "
+                                 f"({', '.join(differs)}); one key names one work")
+            seen["lessons"].append(nb.stem)
+            seen["uses"].append(r["use"])
+    df = pd.DataFrame([dict(key=k, **v) for k, v in rows.items()],
+                      columns=["key", *_WORK, "lessons", "uses"])
+    return df.sort_values("key", key=lambda s: s.str.lower()).reset_index(drop=True)
+
+# %% ../nbs/62_claims.ipynb #275da02d
+def bibliography_markdown(course_dir) -> str:
+    "The bibliography as markdown: one entry per key, with links to the lessons that cite it."
+    df = bibliography(course_dir)
+    out = []
+    for r in df.itertuples():
+        cited = "; ".join(f"[{s.split('_', 1)[0].lstrip('0')}]({s}.ipynb): {u}" for s, u in zip(r.lessons, r.uses))
+        out.append(f"- **[{r.key}]** {r.authors} ({r.year}). *{r.title}*. {r.venue}.  \n  Lessons {cited}")
+    return "\n".join(out)
