@@ -16,7 +16,7 @@ Modules:
 - `autonorm_explorer.datasources`: Where every dataset file comes from, how it is verified, and what to do when it cannot be had.
 - `autonorm_explorer.demo`: `autonorm-demo` runs the landing tour, two tutorials, a small sweep and its report.
 - `autonorm_explorer.docsite`: `make docs`: a static site in `site/` (Sphinx, myst-nb, sphinx-book-theme) from executed notebooks, with the API reference, search, launch links and the kernel-free figures.
-- `autonorm_explorer.exercises_autonorm`: The exercises of the course lessons on trainability, normalization layers, AutoNorm and AutoNorm-S, each with a grader that says right or gives a hint (never the answer).
+- `autonorm_explorer.exercises_autonorm`: The exercises and recap questions of the course lessons on trainability, normalization layers, AutoNorm, AutoNorm-S and the capstone on norms and rank, each with a grader that says right or names the likely slip (never the answer).
 - `autonorm_explorer.exercises_depth`: Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the number.
 - `autonorm_explorer.exercises_rank`: The exercises of the course's first part (effective rank; depth and skips), registered with `checking.register` so that `check("L1.2", answer)` can grade them.
 - `autonorm_explorer.experiment`: Load a dataset, build the backbone with a normalization method, train with the paper's protocol (AutoNorm-S: with the gate-freezing rule), evaluate clean and robust accuracy, and write `metrics.json`, the gate log and the training log into one folder.

@@ -42,7 +42,7 @@ from .utils import atomic_write_json, check_bool, check_range, check_type
 # %% auto #0
 __all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'PREDICTION_ID', 'PROGRESS_ENV', 'PROGRESS_FORMAT', 'PROGRESS_COLUMNS', 'Exercise',
            'lesson_of', 'is_recap', 'register', 'load_exercises', 'get_exercise', 'progress_file', 'check', 'as_number',
-           'number_grader', 'choice_grader', 'reveal', 'progress']
+           'number_grader', 'choice_grader', 'text_grader', 'reveal', 'progress']
 
 # %% ../nbs/60_checking.ipynb #da8e86e0
 EXERCISE_ID = re.compile(r"L(\d+)\.Q?(\d+)")   # "L3.2": lesson 3, exercise 2; "L3.Q2": recap question 2
@@ -206,7 +206,8 @@ def check(exercise_id: str, answer, *, solution: bool = False) -> bool:
     try:
         hint = ex.grade(answer)
     except (TypeError, ValueError):
-        print(f"✗ malformed answer: expected {ex.expects}, got {answer!r}")
+        unset = " (no answer yet: replace None by yours)" if answer is None else ""
+        print(f"✗ malformed answer: expected {ex.expects}, got {answer!r}{unset}")
         if answer is not None and not solution: _record(ex.id, "answer", False)
         return False
     if not solution: _record(ex.id, "answer", hint is None)
@@ -269,6 +270,29 @@ def choice_grader(truth, choices, hints: dict | None = None,
             raise ValueError(f"{answer!r} is not one of {list(choices)}")
         if norm(answer) == norm(_value(truth)): return None
         return (hints or {}).get(allowed[norm(answer)], default)
+    return grade
+
+# %% ../nbs/60_checking.ipynb #1f35118d
+def _words(s: str) -> str:
+    "A short answer reduced to lower-case words: no case, hyphens, underscores, leading 'the' or final stop."
+    s = re.sub(r"[-_\s]+", " ", s.strip().lower()).strip(" .")
+    return s[4:] if s.startswith("the ") else s
+
+def text_grader(accepted, hints: dict | None = None,
+                default: str = "not this one; recall the word the lesson uses.") -> Callable[[Any], str | None]:
+    "A `grade` for a short answer in words: right if it is one of `accepted`; `hints` per known wrong answer."
+    check_type("accepted", accepted, (list, tuple, set), "the accepted spellings, e.g. ('skip', 'skip connection')")
+    if not accepted: raise ValueError("accepted=() is empty; allowed: at least one accepted answer")
+    check_type("hints", hints, (dict, type(None)), "a dict {wrong answer: hint}")
+    ok = {_words(a) for a in accepted}
+    clash = [h for h in (hints or {}) if _words(h) in ok]
+    if clash: raise ValueError(f"hints for {clash} are accepted answers; a hint is for a wrong one")
+    wrong = {_words(k): v for k, v in (hints or {}).items()}
+    def grade(answer):
+        if not isinstance(answer, str): raise TypeError(f"{answer!r} is not a word or phrase")
+        if not _words(answer): raise ValueError("an empty answer")
+        w = _words(answer)
+        return None if w in ok else wrong.get(w, default)
     return grade
 
 # %% ../nbs/60_checking.ipynb #d3185d76
