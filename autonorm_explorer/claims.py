@@ -392,6 +392,11 @@ def lesson_references(path) -> list[dict]:
 
 # %% ../nbs/62_claims.ipynb #8d811372
 _WORK = ("authors", "year", "title", "venue")
+_IDENTITY = ("authors", "year", "title")                 # what makes two entries the same work
+
+def _plain(s: str) -> str:
+    "A field compared without case, spacing or punctuation."
+    return re.sub(r"[^\w]+", " ", s.lower()).strip()
 
 def bibliography(course_dir) -> pd.DataFrame:
     "Every source cited by the lessons in `course_dir`, once per key, with the lessons citing it and their uses."
@@ -402,7 +407,7 @@ def bibliography(course_dir) -> pd.DataFrame:
     for nb in lessons:
         for r in lesson_references(nb):
             seen = rows.setdefault(r["key"], {**{k: r[k] for k in _WORK}, "lessons": [], "uses": []})
-            differs = [k for k in _WORK if seen[k] != r[k]]
+            differs = [k for k in _IDENTITY if _plain(seen[k]) != _plain(r[k])]
             if differs:
                 raise ValueError(f"[{r['key']}] is described differently in {nb.name} and {seen['lessons'][0]} "
                                  f"({', '.join(differs)}); one key names one work")

@@ -4,15 +4,16 @@
 AutoNorm puts a gate at every norm site: a small selector network reads the tokens and outputs
 two logits, and the site applies w_DyT·DyT(x) + w_LN·LN(x) with weights drawn by the
 Gumbel-Softmax trick at temperature τ. AutoNorm-S adds one rule: at the end of epoch T_freeze,
-if the mean gate entropy is still at least ε_H, freeze every selector. Two questions decide
+if the mean selector entropy is still at least ε_H, freeze every selector. Two questions decide
 whether a learner understands this, and each explorer answers one:
 
 - `GateExplorer`: what does one gate apply, and how noisy is its gradient, as τ moves?
   Controls: logit gap Δ, τ, soft / hard (straight-through), samples, seed. Figure: sampled w_DyT against
-  its exact law; H(π) against the entropy of the gate applied at τ; straight-through forward and
+  its exact law; the selector entropy H(π) against the evaluation-gate entropy H(π_τ) and the mean
+  sample entropy over τ; straight-through forward and
   backward values; mean and variance of the selector's gradient estimate against τ.
 - `FreezeExplorer`: when does the freeze fire, and what does it change? Controls: method, τ, T_freeze,
-  ε_H, epochs, seed, dataset, size. Figure: mean gate entropy with ε_H and T_freeze; train and held-out
+  ε_H, epochs, seed, dataset, size. Figure: mean selector entropy with ε_H and T_freeze; train and held-out
   accuracy; w_DyT of every site over epochs (heat map); the freeze decision in words.
 
 Both are `widget_core.Explorer`s: controls named as in the papers, one figure updated in place,
@@ -132,7 +133,7 @@ HIST_BINS = np.linspace(0.0, 1.0, 41)       # 40 bins of w_DyT
 SCATTER_POINTS = 300                        # samples shown in the straight-through panel
 
 class GateExplorer(Explorer):
-    "One Gumbel-Softmax gate: samples vs law, H(π) vs applied H, straight-through, grad noise."
+    "One Gumbel-Softmax gate: samples vs law, its three entropies, straight-through, grad noise."
     PARAMS = (Param("gap", "Δ logit gap", "float", 1.0, -8.0, 8.0, step=0.05,
                     help="l_DyT − l_LN, the selector's logit gap (π_DyT = σ(Δ))"),
               Param("tau", "τ", "logfloat", 0.5, 0.05, 5.0, step=0.01,
@@ -166,8 +167,8 @@ class GateExplorer(Explorer):
     LINES = {"hist": (0, "sampled w_DyT (relaxed)", dict(drawstyle="steps-mid")),
              "exact": (0, "exact law σ(τ·logit x − Δ)",
                        dict(drawstyle="steps-mid", ls=":", color="k")),
-             "applied_entropy": (1, "H(σ(Δ/τ)): gate applied at eval", dict(color="tab:red")),
-             "sample_entropy": (1, "mean H of the sampled gates", dict(color="tab:purple")),
+             "applied_entropy": (1, "evaluation-gate entropy H(π_τ)", dict(color="tab:red")),
+             "sample_entropy": (1, "mean sample entropy E[H(w)]", dict(color="tab:purple")),
              "forward": (2, "forward (applied w_DyT)", dict(color="tab:orange", **_DOTS)),
              "backward": (2, "backward ∂w_DyT/∂Δ (autograd)", dict(color="tab:green", **_DOTS)),
              "grad_var": (3, "variance of ∂w_DyT/∂Δ", dict(color="tab:green", marker=".")),
@@ -196,8 +197,8 @@ def setup_axes(self: GateExplorer):
     a[3].set(title="selector gradient estimate against τ", xlabel="τ", xscale="log", yscale="log",
              xlim=(0.05, 5))
     self.pi_line = a[0].axvline(0.5, color="0.5", lw=1.2, label="π_DyT = σ(Δ)")
-    self.eval_line = a[0].axvline(0.5, color="tab:red", lw=1.2, ls="--", label="σ(Δ/τ)")
-    self.h_pi_line = a[1].axhline(0.5, color="0.3", lw=1.5, label="H(π): read by the freeze rule")
+    self.eval_line = a[0].axvline(0.5, color="tab:red", lw=1.2, ls="--", label="evaluation gate σ(Δ/τ)")
+    self.h_pi_line = a[1].axhline(0.5, color="0.3", lw=1.5, label="selector entropy H(π)")
     a[1].axhline(math.log(2), color="0.6", ls=":", lw=1)
     self.tau_lines = [a[i].axvline(0.5, color="tab:blue", lw=0.8, alpha=0.6) for i in (1, 3)]
     (self.parabola,) = a[2].plot([], [], color="0.3", ls=":", lw=1.2, label="w(1 − w)/τ")
@@ -262,9 +263,9 @@ def draw_extras(self: GateExplorer, d: dict):
 def readout(self: GateExplorer, d: dict) -> str:
     "The story in numbers: π and H(π), the applied gate, the hard share, the gradient estimate."
     s, pi, applied = d["settings"], d["pi"], d["applied"]
-    return (f"π_DyT = σ(Δ) = <b>{pi:.4f}</b>, H(π) = <b>{gate_entropy(pi):.3f}</b> nats · "
-            f"at τ = {s['tau']:.3g} the gate applied at eval is σ(Δ/τ) = <b>{applied:.4f}</b> "
-            f"(H = {gate_entropy(applied):.4f} nats) · samples: mean applied w_DyT "
+    return (f"π_DyT = σ(Δ) = <b>{pi:.4f}</b>, selector entropy H(π) = <b>{gate_entropy(pi):.3f}</b> "
+            f"nats · at τ = {s['tau']:.3g} the evaluation gate is σ(Δ/τ) = <b>{applied:.4f}</b> "
+            f"(evaluation-gate entropy {gate_entropy(applied):.4f} nats) · samples: mean applied w_DyT "
             f"{d['forward_mean']:.3f}, share above ½ {d['hard_share']:.3f} (π = {pi:.3f}) · "
             f"∂w_DyT/∂Δ: mean {d['grad_mean']:.4f} (exact dπ/dΔ = {pi * (1 - pi):.4f}), "
             f"variance <b>{d['grad_var']:.4f}</b>")
@@ -338,7 +339,7 @@ class FreezeExplorer(Explorer):
               Param("t_freeze", "T_freeze", "int", 3, 1, 50,
                     help="epoch at whose end the freeze rule is checked"),
               Param("eps_h", "ε_H", "float", 0.1, 0.01, math.log(2), step=0.01,
-                    help="freeze if the mean gate entropy is still ≥ ε_H (nats, at most ln 2)"),
+                    help="freeze if the mean selector entropy is still ≥ ε_H (nats, at most ln 2)"),
               Param("epochs", "epochs", "int", 8, 1, 50, help="training epochs"),
               Param("seed", "seed", "int", 0, 0, 2**31 - 1, widget="text",
                     help="init, data order and Gumbel noise"),
@@ -372,7 +373,7 @@ class FreezeExplorer(Explorer):
             "Plain LayerNorm, no gate: the heat map and the entropy stay empty; Hold it and run "
             "AutoNorm to compare the accuracy curves.", dict(method="frozen_ln", epochs=8)),
     }
-    LINES = {"entropy": (0, "mean gate entropy H(π)", dict(marker="o", ms=3)),
+    LINES = {"entropy": (0, "mean selector entropy H(π)", dict(marker="o", ms=3)),
              "train_acc": (1, "train accuracy", dict(marker="o", ms=3)),
              "val_acc": (1, "held-out accuracy", dict(marker="s", ms=3, ls=":"))}
     FIG = dict(nrows=1, ncols=3, figsize=(11.5, 3.7), dpi=80)
@@ -543,7 +544,7 @@ def compute(self: FreezeExplorer, s: dict) -> dict:
 def setup_axes(self: FreezeExplorer):
     "Entropy (with ε_H, T_freeze, freeze and ln 2), accuracy, and the heat map, once."
     a = self.axes
-    a[0].set(title="mean gate entropy H(π) (nats)", xlabel="epoch", xlim=(0.5, 8.5),
+    a[0].set(title="mean selector entropy H(π) (nats)", xlabel="epoch", xlim=(0.5, 8.5),
              ylim=(-0.02, math.log(2) + 0.05))
     a[1].set(title="accuracy", xlabel="epoch", ylim=(0, 1.02), xlim=(0.5, 8.5))
     a[2].set(title="w_DyT per site (blue: LN, red: DyT)", xlabel="epoch")
