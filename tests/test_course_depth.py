@@ -1,4 +1,4 @@
-"""Lessons 3-5 of the course and their checked exercises (`autonorm_explorer.exercises_depth`).
+"""Lessons 3-5 of the course and their checked exercises (`autonorm_explorer.course.exercises_depth`).
 
 For every exercise: the right answer (computed here independently of the grader: closed forms,
 exact binomial sums, scipy quadrature, a plain-torch forward pass) passes; wrong answers on either
@@ -17,10 +17,10 @@ import scipy.integrate
 import torch
 import torch.nn.functional as F
 
-from autonorm_explorer.checking import check
-from autonorm_explorer.exercises_depth import EXERCISES
-from autonorm_explorer.propagation import sample_inputs
-from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
+from autonorm_explorer.course.checking import check
+from autonorm_explorer.course.exercises_depth import EXERCISES
+from autonorm_explorer.rank.propagation import sample_inputs
+from autonorm_explorer.rank.resmlp import ResMLPConfig, sample_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "nbs" / "course"
