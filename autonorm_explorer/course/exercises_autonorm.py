@@ -365,10 +365,10 @@ L8_5 = register(Exercise("L8.5", "The relaxed gate w_DyT = σ((Δ + L)/τ) with 
                          why="It is d/dΔ E[w], and E[w] only tends to π as τ → 0: at τ = 1 the estimate is "
                              "biased low by about a quarter."))
 
-# %% ../../nbs/64_exercises_autonorm.ipynb #209a5910
+# %% ../../nbs/64_exercises_autonorm.ipynb #d1f5cdc4
 L8_Q = (
     _recap("L8.Q1", "The Gumbel noise g = −log(−log U) for the uniform draw U = e^−1 (1/e)?", "a float",
-           number_grader(0.0, abs=1e-6, misses={1.0: "−log U = 1 here, and −log 1 = 0"})),
+           number_grader(0.0, abs=1e-6, misses={1.0: "that is −log U; apply the outer −log as well"})),
     _recap("L8.Q2", "For two choices, w_DyT = σ((Δ + g₁ − g₂)/τ): the difference of two Gumbel noises has "
                     "which distribution?", _WORD,
            text_grader(("logistic", "standard logistic", "logistic distribution"),
