@@ -34,7 +34,7 @@ __all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'Exercise', 'lesson_of', 'register
            'as_number', 'number_grader', 'choice_grader', 'reveal']
 
 # %% ../nbs/60_checking.ipynb #da8e86e0
-EXERCISE_ID = re.compile(r"L(\d+)\.(\d+)")   # "L3.2": lesson 3, exercise 2
+EXERCISE_ID = re.compile(r"L(\d+)\.Q?(\d+)")   # "L3.2": lesson 3, exercise 2; "L3.Q1": its recap question 1
 
 # %% ../nbs/60_checking.ipynb #07c3cf5f
 @dataclass

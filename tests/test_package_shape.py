@@ -22,7 +22,7 @@ LAYERS = [
     ("models", ["models", "block_rank"]),
     ("data", ["datasources", "formats", "metrics", "data", "augment", "corruptions"]),
     ("training", ["stats", "train", "report", "experiment", "sweep"]),
-    ("teaching", ["exercises_rank", "exercises_depth", "exercises_autonorm", "webfigures"]),
+    ("teaching", ["exercises_rank", "exercises_depth", "exercises_autonorm", "diagrams", "webfigures"]),
     ("interfaces", ["widget_core", "widgets", "gate_widgets", "app", "demo", "docsite"]),
 ]
 LAYER_OF = {m: i for i, (_, mods) in enumerate(LAYERS) for m in mods}
