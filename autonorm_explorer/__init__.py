@@ -15,6 +15,7 @@ Modules:
 - `autonorm_explorer.data`: One call returns any dataset of the experiments as tensors plus metadata, offline when possible.
 - `autonorm_explorer.datasources`: Where every dataset file comes from, how it is verified, and what to do when it cannot be had.
 - `autonorm_explorer.demo`: `autonorm-demo` runs the landing tour, two tutorials, a small sweep and its report.
+- `autonorm_explorer.diagrams`: The figures that show structure (where a norm sits in a block, how a Jacobian splits into paths), drawn with matplotlib and shown as SVG with a sentence of alt text, sized for the site's column.
 - `autonorm_explorer.docsite`: `make docs`: a static site in `site/` (Sphinx, myst-nb, sphinx-book-theme) from executed notebooks, with the API reference, search, launch links and the kernel-free figures.
 - `autonorm_explorer.exercises_autonorm`: The exercises of the course lessons on trainability, normalization layers, AutoNorm and AutoNorm-S, each with a grader that says right or gives a hint (never the answer).
 - `autonorm_explorer.exercises_depth`: Graders for the course's depth lessons (norm placement, the mean spike, width expansion): each exercise is registered with `autonorm_explorer.checking`, computes its truth with the package's rank tools, and answers a wrong attempt with a hint that points at the reasoning, never at the number.
