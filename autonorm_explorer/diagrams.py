@@ -198,8 +198,8 @@ def path_expansion_diagram(depth: int = 3) -> Diagram:
     top = height - 0.2
     _chain(ax, depth, top - 0.85, 0.6, 4.4)
     ax.text(4.75, top - 0.55, "Each block offers two routes:\nthe skip I, or the branch $\\beta B_\\ell$.\n"
-            f"A path picks one route per block:\n2{'¹²³⁴'[depth - 1]} = {2 ** depth} paths.", ha="left", va="center",
-            fontsize=11, linespacing=1.35)
+            f"A path picks one route per block:\n2{'¹²³⁴'[depth - 1]} = {2 ** depth} paths.",
+            ha="left", va="center", fontsize=11, linespacing=1.35)
     col_w, cell, y_head = SITE_WIDTH_IN / (depth + 1), 0.2, top - 1.65
     for k, paths in terms.items():
         x0 = k * col_w + 0.15
