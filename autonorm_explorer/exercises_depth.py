@@ -401,7 +401,9 @@ L4_RECAP = (
                                                        50 * 0.5 * 10: "½ is E[ReLU(z)²]; use μ_σ = "
                                                                       "E[ReLU(z)].",
                                                        50 * _MU * 100: "the norm of μ_σ·1 is μ_σ√d."},
-                      too_low="too low: βℓμ_σ√d.", too_high="too high: βℓμ_σ√d."),
+                      too_low="too low: the ℓ block means are aligned, so their norms add: "
+                              "βℓμ_σ√d.",
+                      too_high="too high: each block adds a mean of norm βμ_σ√d, once."),
         why="βℓμ_σ√d.")),
     register(Exercise(
         "L4.Q5", "To see the mean spike, do you measure the centered or the uncentered representation?",

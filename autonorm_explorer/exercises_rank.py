@@ -144,10 +144,11 @@ register(Exercise(
     why="erank = e^H: the entropy of the shares, exponentiated."))
 
 register(Exercise(
-    "L1.Q5", "The shares are p_i ∝ σ_i^k: which power k does the Roy–Vetterli effective rank use?",
+    "L1.Q5", "The shares are p_i ∝ σ_i raised to some power: which power does the Roy–Vetterli "
+             "effective rank use?",
     "a number",
     number_grader(1, integer=True, misses={
-        2: "k = 2 is the energy variant (`kind='sigma2'`): it reacts far more strongly to one strong "
+        2: "the power 2 is the energy variant (`kind='sigma2'`): it reacts far more strongly to one strong "
            "direction."},
         too_low="too low: the shares are made of singular values themselves.",
         too_high="too high: the shares are made of singular values themselves."),
@@ -226,7 +227,8 @@ register(Exercise(
     why="ρ = βα²/√2 at every depth: without a norm the branch grows with the stream it reads."))
 
 register(Exercise(
-    "L2.Q2", "With a small constant ratio ρ, the rank depends on depth ℓ through ℓ·ρ^k: what is k?",
+    "L2.Q2", "With a small constant ratio ρ, the rank depends on depth ℓ through ℓ times a power "
+             "of ρ: which power?",
     "a number",
     number_grader(2, integer=True, misses={
         1: "the first-order term of log‖J_ℓ v‖ averages out; the second-order one does not."},
