@@ -1,6 +1,6 @@
 """Memory one visitor of the explorers app costs (make app): not a timed test.
 
-Starts the app as `make app` does (autonorm_explorer.app.app_main, which becomes the Voilà process)
+Starts the app as `make app` does (autonorm_explorer.web.app.app_main, which becomes the Voilà process)
 on a free port, measures the server alone, then opens N visitors (separate browser contexts in
 headless chromium), waits until each page's three explorers have drawn, and measures every visitor
 kernel (the server's child processes): RSS and USS (memory the process alone holds; shared library
@@ -40,7 +40,7 @@ def main():
     log.parent.mkdir(exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     with open(log, "w") as fh:
-        proc = subprocess.Popen([sys.executable, "-c", "from autonorm_explorer.app import app_main; app_main()",
+        proc = subprocess.Popen([sys.executable, "-c", "from autonorm_explorer.web.app import app_main; app_main()",
                                  ], cwd=ROOT, env=dict(env, PORT=str(port)), stdout=fh, stderr=subprocess.STDOUT)
     try:
         while "Voilà is running at" not in log.read_text():

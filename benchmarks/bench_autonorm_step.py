@@ -12,8 +12,8 @@ import argparse, statistics, time
 import torch
 import torch.nn.functional as F
 
-from autonorm_explorer.models import ViTLite
-from autonorm_explorer.schedule import selector_parameters
+from autonorm_explorer.models.backbones import ViTLite
+from autonorm_explorer.norms.schedule import selector_parameters
 
 
 def make(norm: str, **norm_kw):

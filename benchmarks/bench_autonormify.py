@@ -19,7 +19,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import torch
 import transformers as hf
 
-from autonorm_explorer.autonormify import autonormify
+from autonorm_explorer.norms.convert import autonormify
 
 
 def base_model(quick: bool) -> torch.nn.Module:

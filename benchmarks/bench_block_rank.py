@@ -20,9 +20,9 @@ import torch
 from torch.func import jacrev
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from autonorm_explorer.models import ViTLite
-from autonorm_explorer.spectra import erank_from_svals
-from autonorm_explorer.block_rank import block_rank_profile, stream_input, residual_blocks, _as_float64
+from autonorm_explorer.models.backbones import ViTLite
+from autonorm_explorer.rank.spectra import erank_from_svals
+from autonorm_explorer.rank.blocks import block_rank_profile, stream_input, residual_blocks, _as_float64
 
 
 def vit(img: int, patch: int, dim: int, depth: int, norm: str = "ln") -> ViTLite:

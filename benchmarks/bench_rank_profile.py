@@ -18,9 +18,9 @@ import numpy as np
 import torch
 from torch.func import jacrev
 
-from autonorm_explorer.resmlp import ResMLPConfig, ResidualMLP, sample_weights
-from autonorm_explorer.propagation import rank_profile, sample_inputs, norm_forward, norm_jvp
-from autonorm_explorer.spectra import erank_from_svals
+from autonorm_explorer.rank.resmlp import ResMLPConfig, ResidualMLP, sample_weights
+from autonorm_explorer.rank.propagation import rank_profile, sample_inputs, norm_forward, norm_jvp
+from autonorm_explorer.rank.spectra import erank_from_svals
 
 
 def sync(dev):

@@ -1,4 +1,4 @@
-"""Images/s of the on-device batcher (autonorm_explorer.augment.VisionBatches) against
+"""Images/s of the on-device batcher (autonorm_explorer.data.augment.VisionBatches) against
 torch.utils.data.DataLoader pipelines with per-sample transforms doing the same work (pad + random
 crop, flip, to float, normalize per image; MixUp/CutMix per batch), run side by side in one process,
 interleaved, best of 3 epochs each (9 for the on-device batcher, whose epochs are short); the ratios are what to read, absolute numbers depend on the machine.
@@ -16,8 +16,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from autonorm_explorer.augment import VisionBatches, cutmix, mixup
-from autonorm_explorer.data import DatasetSplit, load_dataset, DATASETS
+from autonorm_explorer.data.augment import VisionBatches, cutmix, mixup
+from autonorm_explorer.data.loading import DatasetSplit, load_dataset, DATASETS
 
 
 class PerSampleDataset(torch.utils.data.Dataset):

@@ -13,7 +13,7 @@ BATCH = 64                                  # the paper's batch size
 def step_time(device: str, steps: int, warmup: int = 2, norm: str = "autonorm") -> float:
     "Seconds per AdamW train step of the paper's ViT-Lite (8 blocks, d 128) on a CIFAR-shaped batch of 64."
     import torch
-    from autonorm_explorer.models import ViTLite
+    from autonorm_explorer.models.backbones import ViTLite
     torch.manual_seed(0)
     model = ViTLite(10, in_chans=3, img_size=32, norm=norm, preset="paper").to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -38,8 +38,8 @@ def step_time(device: str, steps: int, warmup: int = 2, norm: str = "autonorm") 
 
 def paper_grid_estimate(step_s: float, eval_overhead: float = 0.1) -> dict:
     "Wall time of the shipped `paper` grid from one train step's seconds (every step priced like a ViT-Lite step)."
-    from autonorm_explorer.sweep import load_grid, expand_grid
-    from autonorm_explorer.report import PAPER_BUDGETS
+    from autonorm_explorer.experiments.sweep import load_grid, expand_grid
+    from autonorm_explorer.experiments.report import PAPER_BUDGETS
     if not (step_s > 0 and math.isfinite(step_s)): raise ValueError(f"step_s={step_s!r} must be a positive number of seconds")
     cells = expand_grid(load_grid("paper"), "/tmp/unused-paper-grid")
     steps = 0
@@ -56,7 +56,7 @@ def paper_grid_estimate(step_s: float, eval_overhead: float = 0.1) -> dict:
 
 def run_notebook_step(nb: str, out: Path, params: dict) -> dict:
     "Execute a notebook with papermill (parameters validated) and return its metrics.json if it wrote one."
-    from autonorm_explorer.runner import run_notebook
+    from autonorm_explorer.core.notebooks import run_notebook
     out.mkdir(parents=True, exist_ok=True)
     run_notebook(ROOT / nb, out / "notebook.ipynb", params)
     m = out / "metrics.json"

@@ -66,7 +66,7 @@ def measure():
     cells = [c for nb in sorted((ROOT / "nbs").glob("*.ipynb")) for c in exported_cells(nb)]
     sizes = [len([l for l in c.splitlines() if l.strip() and not l.lstrip().startswith("#|")]) for c in cells]
     multi = [top_level_definitions(c) > 1 for c in cells]
-    mods = [p for p in sorted(PKG.glob("*.py")) if p.name not in ("_modidx.py",)]
+    mods = [p for p in sorted(PKG.rglob("*.py")) if p.name != "_modidx.py" and "shipped" not in p.parts]
     lines = [l for p in mods for l in p.read_text().splitlines()]
     graph = import_graph(PKG)
     return {

@@ -4,7 +4,7 @@ chromium through Playwright.
 A visitor's path: open a link that sets Post-Norm, see Post-Norm, drag β and see the figure change,
 follow "link to this view" and get the same view, download the export, and open a bad link that
 shows the explorer's error instead of a traceback. The server is started like `make app` does
-(autonorm_explorer.app.app_main, which becomes the Voilà process) and stopped by its process id.
+(autonorm_explorer.web.app.app_main, which becomes the Voilà process) and stopped by its process id.
 Screenshots go to tests/artifacts/. Skipped only when chromium or playwright is missing and CI is
 not "true".
 """
@@ -28,7 +28,7 @@ def app(tmp_path):
     port, log = _free_port(), tmp_path / "app.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), PORT=str(port), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-c", "from autonorm_explorer.app import app_main; app_main()"]
+    cmd = [sys.executable, "-c", "from autonorm_explorer.web.app import app_main; app_main()"]
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
     try:

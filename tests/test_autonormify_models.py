@@ -19,10 +19,10 @@ from transformers.models.convnext.modeling_convnext import ConvNextLayerNorm
 from transformers.models.llama.modeling_llama import LlamaRMSNorm
 from transformers.models.t5.modeling_t5 import T5LayerNorm
 
-from autonorm_explorer.autonorm import GatedSite, TauAnneal, gate_epoch_summary, gated_sites
-from autonorm_explorer.autonormify import NormSite, autonormify, layernorm_spec
-from autonorm_explorer.norm_registry import NORM_METHODS
-from autonorm_explorer.schedule import freeze_selectors
+from autonorm_explorer.norms.autonorm import GatedSite, TauAnneal, gate_epoch_summary, gated_sites
+from autonorm_explorer.norms.convert import NormSite, autonormify, layernorm_spec
+from autonorm_explorer.norms.registry import NORM_METHODS
+from autonorm_explorer.norms.schedule import freeze_selectors
 
 torch.set_num_threads(1)
 B, N, D, VOCAB = 3, 6, 16, 100
@@ -527,7 +527,7 @@ if __name__ == "__main__":
 
 
 def test_gate_logger_rows_name_third_party_sites():
-    from autonorm_explorer.gates import GateLogger
+    from autonorm_explorer.norms.gates import GateLogger
 
     model, sites = converted("BertModel", "autonorm")
     model.train()
@@ -544,7 +544,7 @@ def test_gate_logger_rows_name_third_party_sites():
 
 
 def test_package_models_keep_their_layer_and_role():
-    from autonorm_explorer.models import ViTLite
+    from autonorm_explorer.models.backbones import ViTLite
 
     torch.manual_seed(0)
     model, sites = autonormify(ViTLite(10, norm="ln", dim=16, depth=2, heads=2), "autonorm")

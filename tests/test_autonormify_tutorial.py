@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from autonorm_explorer.runner import notebook_parameters, run_notebook
+from autonorm_explorer.core.notebooks import notebook_parameters, run_notebook
 
 NB = Path(__file__).resolve().parents[1] / "nbs" / "tutorials" / "autonormify_any_model.ipynb"
 

@@ -8,16 +8,16 @@ import torch
 import torch.nn as nn
 
 from bad_inputs import Bad, case_ids, check
-from autonorm_explorer.norm_registry import canonical_norm, make_norm, normalize
-from autonorm_explorer.norms import AdaNorm, DyT, FiLMNorm, LayerNorm, RMSNorm
-from autonorm_explorer.autonorm import (AutoNorm, FrozenLN, NormSelector, RandomSelector, TauAnneal, gate_epoch_summary,
+from autonorm_explorer.norms.registry import canonical_norm, make_norm, normalize
+from autonorm_explorer.norms.layers import AdaNorm, DyT, FiLMNorm, LayerNorm, RMSNorm
+from autonorm_explorer.norms.autonorm import (AutoNorm, FrozenLN, NormSelector, RandomSelector, TauAnneal, gate_epoch_summary,
                                         gated_sites, gumbel_softmax_weights, set_tau)
-from autonorm_explorer.schedule import GateFreezer, drop_from_optimizer, freeze_selectors, selector_parameters
-from autonorm_explorer.gates import (GateLogger, plot_entropy, plot_grad_variance, plot_w_dyt_heatmap,
+from autonorm_explorer.norms.schedule import GateFreezer, drop_from_optimizer, freeze_selectors, selector_parameters
+from autonorm_explorer.norms.gates import (GateLogger, plot_entropy, plot_grad_variance, plot_w_dyt_heatmap,
                                      selector_grad_variance, w_dyt_table)
-from autonorm_explorer.models import (Attention, Block, DropPath, Encoder, LayerScale, TabularTransformer, TextEncoder,
+from autonorm_explorer.models.backbones import (Attention, Block, DropPath, Encoder, LayerScale, TabularTransformer, TextEncoder,
                                       ViTLite)
-from autonorm_explorer.autonormify import NormSpec, autonormify, build_replacement, layernorm_spec, padding_mask
+from autonorm_explorer.norms.convert import NormSpec, autonormify, build_replacement, layernorm_spec, padding_mask
 
 NAN = float("nan")
 SMALL = dict(dim=16, depth=1, heads=2)                       # backbones small enough to build in milliseconds

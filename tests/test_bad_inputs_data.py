@@ -16,13 +16,13 @@ import pytest
 import torch
 
 from bad_inputs import Bad, case_ids, check
-from autonorm_explorer import augment as A
-from autonorm_explorer import corruptions as C
-from autonorm_explorer import data as D
-from autonorm_explorer import datasources as S
-from autonorm_explorer import formats as F
-from autonorm_explorer import metrics as M
-from autonorm_explorer import stats as ST
+from autonorm_explorer.data import augment as A
+from autonorm_explorer.data import corruptions as C
+from autonorm_explorer.data import loading as D
+from autonorm_explorer.data import sources as S
+from autonorm_explorer.data import formats as F
+from autonorm_explorer.data import metrics as M
+from autonorm_explorer.experiments import stats as ST
 
 IDX = [f for pair in D.IDX_FILES.values() for f in pair]
 # the damaged files here have no published digest: pinning them on first use is expected, not news
@@ -197,11 +197,11 @@ CASES = [
     Bad("fit_standardizer", "no rows", lambda: D.fit_standardizer(np.zeros((0, 3))), ("(0, 3)",)),
     Bad("channel_stats", "images without a channel axis", lambda: D.channel_stats(np.zeros((3, 8, 8), np.uint8)),
         ("(3, 8, 8)", "N×C×H×W")),
-    Bad("data.regression_metrics", "split passed as a string", lambda: D.regression_metrics(torch.zeros(3), "test"),
+    Bad("data.split_regression_metrics", "split passed as a string", lambda: D.split_regression_metrics(torch.zeros(3), "test"),
         ("'test'", "DatasetSplit"), raises=(TypeError,)),
-    Bad("data.regression_metrics", "a classification split", lambda: D.regression_metrics(torch.zeros(4), image_split()),
+    Bad("data.split_regression_metrics", "a classification split", lambda: D.split_regression_metrics(torch.zeros(4), image_split()),
         ("'image_classification'", "'regression'")),
-    Bad("data.regression_metrics", "too few predictions", lambda: D.regression_metrics(torch.zeros(3), regression_split()),
+    Bad("data.split_regression_metrics", "too few predictions", lambda: D.split_regression_metrics(torch.zeros(3), regression_split()),
         ("pred has 3", "has 4")),
     Bad("text_batches", "an image split", lambda: next(D.text_batches(image_split())), ("'image_classification'",)),
     Bad("text_batches", "split passed as a name", lambda: next(D.text_batches("polarity")), ("'polarity'", "DatasetSplit"),

@@ -18,12 +18,12 @@ import torch.nn as nn
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import Bad, case_ids, check  # noqa: E402
 
-from autonorm_explorer.train import (ArrayData, EarlyStopping, TrainConfig, evaluate, fit, predict,  # noqa: E402
+from autonorm_explorer.experiments.train import (ArrayData, EarlyStopping, TrainConfig, evaluate, fit, predict,  # noqa: E402
                                      task_monitors)
-from autonorm_explorer.experiment import (ExperimentConfig, corruption_functions, experiment_config,  # noqa: E402
+from autonorm_explorer.experiments.runner import (ExperimentConfig, corruption_functions, experiment_config,  # noqa: E402
                                           run_experiment, subset_split)
-from autonorm_explorer.sweep import collect, expand_grid, load_grid, main, run_sweep, sweep_status  # noqa: E402
-from autonorm_explorer.report import (chance_level, claims_vs_ours, comparability, crossing_epochs,  # noqa: E402
+from autonorm_explorer.experiments.sweep import collect, expand_grid, load_grid, main, run_sweep, sweep_status  # noqa: E402
+from autonorm_explorer.experiments.report import (chance_level, claims_vs_ours, comparability, crossing_epochs,  # noqa: E402
                                       describe_runs, entropy_curves, freeze_rule_decisions, leftover_placeholders,
                                       load_gate_logs, metric_range, paired_vs_baseline, task_family)
 

@@ -9,8 +9,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import Bad, case_ids, check  # noqa: E402
 
-from autonorm_explorer import resources, runner, demo, docsite, app, cli  # noqa: E402
-from autonorm_explorer.datasources import DatasetFormatError, load_manifest  # noqa: E402
+from autonorm_explorer.core import cli, notebooks, resources  # noqa: E402
+from autonorm_explorer.experiments import demo  # noqa: E402
+from autonorm_explorer.web import app, site  # noqa: E402
+from autonorm_explorer.data.sources import DatasetFormatError, load_manifest  # noqa: E402
 
 TMP = Path(__import__("tempfile").mkdtemp(prefix="bad_inputs_pkg_"))
 
@@ -76,19 +78,19 @@ CASES = [
     Bad("autonorm-explorer notebooks", "DIR is a file",
         lambda: cli_run(cli.explorer_main, "notebooks", a_file("file.txt")), ("exit 2", "file.txt", "is a file")),
     # runner
-    Bad("notebook_parameters", "a notebook that does not exist", lambda: runner.notebook_parameters(TMP / "no.ipynb"),
+    Bad("notebook_parameters", "a notebook that does not exist", lambda: notebooks.notebook_parameters(TMP / "no.ipynb"),
         ("no.ipynb", "does not exist")),
-    Bad("notebook_parameters", "path is None", lambda: runner.notebook_parameters(None), ("path=None",)),
-    Bad("validate_parameters", "a misspelled parameter", lambda: runner.validate_parameters(tiny_notebook(), {"m": 1}),
+    Bad("notebook_parameters", "path is None", lambda: notebooks.notebook_parameters(None), ("path=None",)),
+    Bad("validate_parameters", "a misspelled parameter", lambda: notebooks.validate_parameters(tiny_notebook(), {"m": 1}),
         ("'m'", "'n'", "'out_dir'")),
-    Bad("validate_parameters", "parameters as a string", lambda: runner.validate_parameters(tiny_notebook(), "n=3"),
+    Bad("validate_parameters", "parameters as a string", lambda: notebooks.validate_parameters(tiny_notebook(), "n=3"),
         ("parameters='n=3'", "dict")),
-    Bad("run_notebook", "a misspelled kernel", lambda: runner.run_notebook(tiny_notebook(), TMP / "o.ipynb",
+    Bad("run_notebook", "a misspelled kernel", lambda: notebooks.run_notebook(tiny_notebook(), TMP / "o.ipynb",
                                                                           kernel_name="pyhton3"),
         ("'pyhton3'", "python3")),
-    Bad("run_notebook", "timeout 0", lambda: runner.run_notebook(tiny_notebook(), TMP / "o.ipynb", timeout=0),
+    Bad("run_notebook", "timeout 0", lambda: notebooks.run_notebook(tiny_notebook(), TMP / "o.ipynb", timeout=0),
         ("timeout", "0")),
-    Bad("check_kernel", "a kernel that is not installed", lambda: runner.check_kernel("nope"), ("'nope'", "python3")),
+    Bad("check_kernel", "a kernel that is not installed", lambda: notebooks.check_kernel("nope"), ("'nope'", "python3")),
     # demo
     Bad("demo_notebooks", "a folder that does not exist", lambda: demo.demo_notebooks(TMP / "absent"),
         ("absent", "autonorm-explorer notebooks DIR")),
@@ -100,15 +102,15 @@ CASES = [
         ("exit 2", "absent")),
     Bad("autonorm-demo", "an unknown flag", lambda: cli_run(demo.demo_main, "--fast"), ("exit 2", "--fast")),
     # docsite
-    Bad("autonorm-docs", "--figures huge", lambda: cli_run(docsite.docs_main, "--figures", "huge"),
+    Bad("autonorm-docs", "--figures huge", lambda: cli_run(site.docs_main, "--figures", "huge"),
         ("exit 2", "'huge'", "full", "small", "none")),
-    Bad("autonorm-docs", "--workers two", lambda: cli_run(docsite.docs_main, "--workers", "two"),
+    Bad("autonorm-docs", "--workers two", lambda: cli_run(site.docs_main, "--workers", "two"),
         ("exit 2", "'two'")),
-    Bad("build_site", "workers=0", lambda: docsite.build_site(TMP / "site", workers=0), ("workers", "0")),
-    Bad("build_site", "figures='huge'", lambda: docsite.build_site(TMP / "site", figures="huge"),
+    Bad("build_site", "workers=0", lambda: site.build_site(TMP / "site", workers=0), ("workers", "0")),
+    Bad("build_site", "figures='huge'", lambda: site.build_site(TMP / "site", figures="huge"),
         ("'huge'", "full")),
     Bad("repository_url", "pyproject without [project.urls]",
-        lambda: docsite.repository_url(a_file("pyproject.toml", "[project]\nname = 'x'\n")), ("Repository", "OWNER")),
+        lambda: site.repository_url(a_file("pyproject.toml", "[project]\nname = 'x'\n")), ("Repository", "OWNER")),
     # app
     Bad("autonorm-app", "--notebook missing", lambda: cli_run(app.app_main, "--notebook", TMP / "no_app.ipynb"),
         ("exit 2", "no_app.ipynb", "does not exist")),

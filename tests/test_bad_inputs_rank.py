@@ -6,6 +6,7 @@ message names what `names` lists: the bad value and the allowed set or range.
 Every row is cheap (no training, no profile of a big network): the whole table runs in a few seconds.
 """
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -16,15 +17,15 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import Bad, case_ids, check  # noqa: E402
 
-from autonorm_explorer import utils  # noqa: E402
-from autonorm_explorer.spectra import erank, erank_from_svals, mp_density, mp_edges, mp_threshold, survival_rate  # noqa: E402
-from autonorm_explorer.resmlp import ResMLPConfig, ResidualBlock, ResidualMLP, sample_weights  # noqa: E402
-from autonorm_explorer.propagation import input_generator, representation_svals, sample_inputs  # noqa: E402
-from autonorm_explorer.paths import block_jacobian_parts, meanfield_weights, order_decomposition, path_orders  # noqa: E402
-from autonorm_explorer.branch import branch_jacobians, branch_rank_sweep  # noqa: E402
-from autonorm_explorer.block_rank import block_rank_profile, residual_blocks, stream_input  # noqa: E402
-from autonorm_explorer.models import TextEncoder, ViTLite  # noqa: E402
-from autonorm_explorer import checking, claims, exercises_depth  # noqa: E402
+from autonorm_explorer.core import devices, files  # noqa: E402
+from autonorm_explorer.rank.spectra import erank, erank_from_svals, mp_density, mp_edges, mp_threshold, survival_rate  # noqa: E402
+from autonorm_explorer.rank.resmlp import ResMLPConfig, ResidualBlock, ResidualMLP, sample_weights  # noqa: E402
+from autonorm_explorer.rank.propagation import input_generator, representation_svals, sample_inputs  # noqa: E402
+from autonorm_explorer.rank.paths import block_jacobian_parts, meanfield_weights, order_decomposition, path_orders  # noqa: E402
+from autonorm_explorer.rank.branch import branch_jacobians, branch_rank_sweep  # noqa: E402
+from autonorm_explorer.rank.blocks import block_rank_profile, residual_blocks, stream_input  # noqa: E402
+from autonorm_explorer.models.backbones import TextEncoder, ViTLite  # noqa: E402
+from autonorm_explorer.course import checking, claims, exercises_depth  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
 CFG = ResMLPConfig(width=8, depth=3)
@@ -320,13 +321,13 @@ COURSE_CASES = [
 ]
 
 UTILS_CASES = [
-    Bad("atomic_write_bytes", "data not bytes", lambda: utils.atomic_write_bytes("/tmp/never-written.bin", 12345),
+    Bad("atomic_write_bytes", "data not bytes", lambda: files.atomic_write_bytes("/tmp/never-written.bin", 12345),
         ("data=12345", "bytes")),
-    Bad("atomic_write_text", "text not a string", lambda: utils.atomic_write_text("/tmp/never-written.txt", 5),
+    Bad("atomic_write_text", "text not a string", lambda: files.atomic_write_text("/tmp/never-written.txt", 5),
         ("text=5", "str")),
-    Bad("atomic_write_json", "a folder that is a file", lambda: utils.atomic_write_json(Path(__file__) / "x.json", {}),
+    Bad("atomic_write_json", "a folder that is a file", lambda: files.atomic_write_json(Path(__file__) / "x.json", {}),
         (Path(__file__).name,)),
-    Bad("device_memory_bytes", "device unknown", lambda: utils.device_memory_bytes("tpu9"), ("device='tpu9'",)),
+    Bad("device_memory_bytes", "device unknown", lambda: devices.device_memory_bytes("tpu9"), ("device='tpu9'",)),
 ]
 
 CASES = (CONFIG_CASES + MODEL_CASES + SPECTRA_CASES + PROPAGATION_CASES + PATHS_CASES + BRANCH_CASES
@@ -347,17 +348,17 @@ def test_a_malformed_answer_is_told_not_raised(capsys):
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
 def test_atomic_writes_respect_the_umask(tmp_path, umask):
     "Every atomic writer creates files with the mode a plain `open(..., 'w')` gives under the same umask."
-    old = utils.os.umask(umask)
+    old = os.umask(umask)
     try:
         with open(tmp_path / "plain", "w") as f:
             f.write("x")
-        utils.atomic_write_bytes(tmp_path / "bytes", b"x")
-        utils.atomic_write_text(tmp_path / "text", "x")
-        utils.atomic_write_json(tmp_path / "json", {})
-        utils.atomic_write_jsonl(tmp_path / "jsonl", [{}])
-        utils.atomic_torch_save({}, tmp_path / "torch")
+        files.atomic_write_bytes(tmp_path / "bytes", b"x")
+        files.atomic_write_text(tmp_path / "text", "x")
+        files.atomic_write_json(tmp_path / "json", {})
+        files.atomic_write_jsonl(tmp_path / "jsonl", [{}])
+        files.atomic_torch_save({}, tmp_path / "torch")
     finally:
-        utils.os.umask(old)
+        os.umask(old)
     modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
     assert modes["plain"] == 0o666 & ~umask
     assert modes == dict.fromkeys(modes, modes["plain"]), modes

@@ -16,11 +16,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from bad_inputs import Bad, case_ids, check  # noqa: E402
 
-from autonorm_explorer.gate_widgets import FreezeExplorer, GateExplorer  # noqa: E402
-from autonorm_explorer.propagation import rank_profile, rank_profile_steps  # noqa: E402
-from autonorm_explorer.resmlp import ResMLPConfig, sample_weights  # noqa: E402
-from autonorm_explorer.widget_core import Explorer  # noqa: E402
-from autonorm_explorer.widgets import PathExplorer, RankExplorer, ThresholdExplorer  # noqa: E402
+from autonorm_explorer.explore.gates import FreezeExplorer, GateExplorer  # noqa: E402
+from autonorm_explorer.rank.propagation import rank_profile, rank_profile_steps  # noqa: E402
+from autonorm_explorer.rank.resmlp import ResMLPConfig, sample_weights  # noqa: E402
+from autonorm_explorer.explore.core import Explorer  # noqa: E402
+from autonorm_explorer.explore.rank import PathExplorer, RankExplorer, ThresholdExplorer  # noqa: E402
 
 SMALL = dict(RankExplorer=dict(width=16, depth=4), ThresholdExplorer=dict(width=16, trials=1),
              PathExplorer=dict(width=8, depth=4), GateExplorer=dict(samples=200),

@@ -20,10 +20,10 @@ import scipy.integrate
 import scipy.special
 import scipy.stats
 
-from autonorm_explorer import checking
-from autonorm_explorer.checking import check, load_exercises, get_exercise, lesson_of
-from autonorm_explorer.claims import CLAIMS, cited_claim_ids
-from autonorm_explorer.diagrams import Diagram, legibility, path_expansion_diagram, placement_diagram
+from autonorm_explorer.course import checking
+from autonorm_explorer.course.checking import check, load_exercises, get_exercise, lesson_of
+from autonorm_explorer.course.claims import CLAIMS, cited_claim_ids
+from autonorm_explorer.course.diagrams import Diagram, legibility, path_expansion_diagram, placement_diagram
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "nbs" / "course"
@@ -530,8 +530,8 @@ def test_unknown_exercise_id_names_the_known_ones():
 
 
 def test_checking_imports_no_exercise_module_at_import_time():
-    code = ("import sys, autonorm_explorer.checking; "
-            "print(sorted(m for m in sys.modules if m.startswith('autonorm_explorer.exercises')))")
+    code = ("import sys, autonorm_explorer.course.checking; "
+            "print(sorted(m for m in sys.modules if m.startswith('autonorm_explorer.course.exercises')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
     assert out.strip() == "[]", out
@@ -601,7 +601,7 @@ def test_every_lesson_runs_under_papermill_at_tiny_size(tmp_path):
     """All lessons in nbs/course, two at a time (one papermill process each: two executions in
     threads of one process can stall each other), shrunk by IN_TEST; each solution asserts its
     own check."""
-    from autonorm_explorer.runner import default_kernel, notebook_parameters
+    from autonorm_explorer.core.notebooks import default_kernel, notebook_parameters
     exe, kernel = Path(sys.executable).with_name("papermill"), default_kernel()
     env = {**os.environ, "IN_TEST": "1", "PYTHONPATH": str(ROOT)}
     def run(nb):

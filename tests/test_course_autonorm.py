@@ -6,9 +6,9 @@ import contextlib, io, math
 import pytest
 from scipy.optimize import brentq
 
-from autonorm_explorer.checking import check, get_exercise
-from autonorm_explorer.propagation import rank_profile
-from autonorm_explorer.resmlp import ResMLPConfig
+from autonorm_explorer.course.checking import check, get_exercise
+from autonorm_explorer.rank.propagation import rank_profile
+from autonorm_explorer.rank.resmlp import ResMLPConfig
 
 
 def _h(p):            # two-choice entropy in nats, written out here (not the package's)
@@ -73,5 +73,5 @@ def test_exercise_right_wrong_malformed(ex_id):
 
 
 def test_every_autonorm_exercise_is_tested():
-    from autonorm_explorer.exercises_autonorm import EXERCISES
+    from autonorm_explorer.course.exercises_autonorm import EXERCISES
     assert sorted(e.id for e in EXERCISES) == sorted(CASES)

@@ -1,5 +1,5 @@
 """Lessons 3-5 of the course and their checked exercises and recap questions
-(`autonorm_explorer.exercises_depth`).
+(`autonorm_explorer.course.exercises_depth`).
 
 For every id: the right answer (computed here independently of the grader: closed forms, exact
 binomial sums, scipy quadrature, plain-torch forward passes with their own weights) passes; every
@@ -21,10 +21,10 @@ import scipy.stats
 import torch
 import torch.nn.functional as F
 
-from autonorm_explorer.checking import check
-from autonorm_explorer.exercises_depth import EXERCISES, RECAP
-from autonorm_explorer.propagation import sample_inputs
-from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
+from autonorm_explorer.course.checking import check
+from autonorm_explorer.course.exercises_depth import EXERCISES, RECAP
+from autonorm_explorer.rank.propagation import sample_inputs
+from autonorm_explorer.rank.resmlp import ResMLPConfig, sample_weights
 
 torch.set_num_threads(1)
 BY_ID = {e.id: e for e in EXERCISES + RECAP}

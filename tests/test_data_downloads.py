@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autonorm_explorer.datasources import download_file, fetch_file, DatasetUnavailableError
+from autonorm_explorer.data.sources import download_file, fetch_file, DatasetUnavailableError
 
 PAYLOAD = os.urandom(1 << 20)
 
@@ -27,7 +27,7 @@ def server():
 
 def test_killed_download_leaves_nothing_complete(server, tmp_path):
     dest = tmp_path / "big.bin"
-    code = f"from autonorm_explorer.datasources import download_file; download_file({server + '/slow'!r}, {str(dest)!r}, timeout=60)"
+    code = f"from autonorm_explorer.data.sources import download_file; download_file({server + '/slow'!r}, {str(dest)!r}, timeout=60)"
     proc = subprocess.Popen([sys.executable, "-c", code])
     try:
         deadline = time.time() + 30

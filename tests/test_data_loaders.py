@@ -1,4 +1,4 @@
-"""End-to-end tests of autonorm_explorer.data on files written here in the real formats of every
+"""End-to-end tests of autonorm_explorer.data.loading on files written here in the real formats of every
 dataset that needs a download, served over HTTP from 127.0.0.1 with a manifest of their checksums:
 download → verify → parse → split → the DatasetSplit contract; then offline reuse of the cache and
 a tampered file caught by its checksum."""
@@ -11,9 +11,9 @@ import pytest
 import scipy.io
 import torch
 
-from autonorm_explorer import data as D
-from autonorm_explorer.datasources import ChecksumError, DatasetUnavailableError
-from autonorm_explorer.formats import write_idx
+from autonorm_explorer.data import loading as D
+from autonorm_explorer.data.sources import ChecksumError, DatasetUnavailableError
+from autonorm_explorer.data.formats import write_idx
 
 RNG = np.random.default_rng(0)
 
@@ -204,7 +204,7 @@ def test_tabular_energy_and_california(served, root):
     assert tr.meta["feature_names"][0] == "relative_compactness" and tr.meta["target_units"] == "kWh/m²"
     # Y1 = 20 + 5·X1: a least-squares fit on standardized data is exact, the mean predictor is not
     w = np.linalg.lstsq(np.c_[tr.inputs.numpy(), np.ones(len(tr))], tr.targets.numpy(), rcond=None)[0]
-    m = D.regression_metrics(np.c_[te.inputs.numpy(), np.ones(len(te))] @ w, te)
+    m = D.split_regression_metrics(np.c_[te.inputs.numpy(), np.ones(len(te))] @ w, te)
     assert m["rmse"] < 1e-3 * m["baseline_rmse"] and m["n"] == 4
     y2 = _load("energy_efficiency", "train", root, served, target="Y2")
     np.testing.assert_allclose(y2.meta["target_mean"], df["Y2"].to_numpy()[idx["train"]].mean())

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from autonorm_explorer.augment import VisionBatches
-from autonorm_explorer.corruptions import CORRUPTIONS, corrupt, corrupt_split, psnr
-from autonorm_explorer.data import DATASETS, load_dataset
+from autonorm_explorer.data.augment import VisionBatches
+from autonorm_explorer.data.corruptions import CORRUPTIONS, corrupt, corrupt_split, psnr
+from autonorm_explorer.data.loading import DATASETS, load_dataset
 
 IN_CI = os.environ.get("CI") == "true"
 

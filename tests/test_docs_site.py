@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.slow]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     "A site built from the landing notebook, every course notebook and the explorers notebook."
-    from autonorm_explorer.docsite import build_site, site_sections
+    from autonorm_explorer.web.site import build_site, site_sections
     tmp = tmp_path_factory.mktemp("docs")
     sections = site_sections(ROOT / "nbs")
     small = dict(course=sections["course"], explorers=sections["explorers"], tutorials=[], reproduction=[])
@@ -70,15 +70,15 @@ def test_every_page_exists_with_its_figures_and_no_error(site):
 
 def test_navigation_search_launch_links_and_reference(site):
     out, index = site["out"], (site["out"] / "index.html").read_text()
-    for rel in [*site["sections"]["course"], *site["sections"]["explorers"], "figures.ipynb", "api/widgets.ipynb"]:
+    for rel in [*site["sections"]["course"], *site["sections"]["explorers"], "figures.ipynb", "api/explore.rank.ipynb"]:
         assert f'href="{rel.replace(".ipynb", ".html")}' in index, f"the navigation does not link {rel}"
     assert (out / "search.html").exists() and (out / "searchindex.js").exists()
     explorers = (out / "explorers.html").read_text()
     assert "https://mybinder.org/v2/gh/autonorm/autonorm_explorer/main" in explorers, "no Binder launch link"
     assert "colab.research.google.com/github/autonorm/autonorm_explorer/blob/main/nbs/explorers.ipynb" in explorers
-    widgets = _article((out / "api" / "widgets.html").read_text())
+    widgets = _article((out / "api" / "explore.rank.html").read_text())
     assert "RankExplorer" in widgets and "beta_param" in widgets and "nbs/41_widgets.ipynb" in widgets
-    resmlp = _article((out / "api" / "resmlp.html").read_text())
+    resmlp = _article((out / "api" / "rank.resmlp.html").read_text())
     assert "branch scale, multiplies the branch" in resmlp, "a documented parameter of ResMLPConfig is missing"
     assert "autonorm.github.io" not in index + explorers, "a link to the documentation host nothing builds"
 
@@ -123,7 +123,7 @@ def test_kernel_free_figures_in_chromium(site):
         page.screenshot(path=ARTIFACTS / "site_explorers_snapshot.png", full_page=False)
         page.goto((site["out"] / "figures.html").as_uri())
         page.screenshot(path=ARTIFACTS / "site_figures_page.png", full_page=False)
-        page.goto((site["out"] / "api" / "widgets.html").as_uri())
+        page.goto((site["out"] / "api" / "explore.rank.html").as_uri())
         page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
         page.goto((site["out"] / "index.html").as_uri())
         page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from autonorm_explorer.experiment import ExperimentConfig, run_experiment
-from autonorm_explorer.report import freeze_rule_decisions
-from autonorm_explorer.runner import run_notebook
+from autonorm_explorer.experiments.runner import ExperimentConfig, run_experiment
+from autonorm_explorer.experiments.report import freeze_rule_decisions
+from autonorm_explorer.core.notebooks import run_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = dict(dataset="digits", epochs=2, depth=1, dim=16, heads=2, patch_size=2, train_subset=256, eval_subset=128,

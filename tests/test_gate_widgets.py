@@ -16,9 +16,9 @@ import torch.nn.functional as F
 from scipy import integrate, stats
 from scipy.special import expit, logit
 
-from autonorm_explorer.gate_widgets import (GateExplorer, FreezeExplorer, SWEEP_TAUS, HIST_BINS,
+from autonorm_explorer.explore.gates import (GateExplorer, FreezeExplorer, SWEEP_TAUS, HIST_BINS,
                                             gap_for_entropy, FREEZE_METHODS)
-from autonorm_explorer.gates import w_dyt_table
+from autonorm_explorer.norms.gates import w_dyt_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(depth=1, dim=16, train_size=64, epochs=2, t_freeze=1)
@@ -446,7 +446,7 @@ def probe():   # registered first, so it runs after the package's own exit hook
     alive = [t.name for t in threading.enumerate() if t.name.endswith("-worker") and t.is_alive()]
     print("workers alive at exit:", len(alive), alive, flush=True)
 atexit.register(probe)
-from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer
+from autonorm_explorer.explore.gates import GateExplorer, FreezeExplorer
 fx = FreezeExplorer(depth=1, dim=16, train_size=64, epochs=50, t_freeze=1, autostart=True)
 gx = GateExplorer()
 deadline = time.monotonic() + 60

@@ -18,7 +18,7 @@ from browser_support import ARTIFACTS, chromium, jupyter_lab, open_and_run_all, 
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = [
-    "from autonorm_explorer.gate_widgets import GateExplorer, FreezeExplorer",
+    "from autonorm_explorer.explore.gates import GateExplorer, FreezeExplorer",
     "gate = GateExplorer()\ngate",
     "freeze = FreezeExplorer(epochs=50, t_freeze=2, depth=1, dim=16, train_size=128)\nfreeze",
 ]

@@ -9,9 +9,9 @@ import pandas as pd
 import papermill as pm
 import pytest
 
-from autonorm_explorer.experiment import ExperimentConfig
-from autonorm_explorer.runner import notebook_parameters, run_notebook
-from autonorm_explorer.sweep import run_sweep
+from autonorm_explorer.experiments.runner import ExperimentConfig
+from autonorm_explorer.core.notebooks import notebook_parameters, run_notebook
+from autonorm_explorer.experiments.sweep import run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 EXP = ROOT / "nbs" / "experiments"

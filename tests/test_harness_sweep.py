@@ -2,7 +2,7 @@
 the submitit path runs with submitit's local executor.
 
 The notebook is a fixture written here (it sleeps, then writes metrics.json from its parameters); the code
-under test is `autonorm_explorer.sweep` and its console script `autonorm-sweep`.
+under test is `autonorm_explorer.experiments.sweep` and its console script `autonorm-sweep`.
 """
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
@@ -11,7 +11,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from autonorm_explorer.sweep import run_sweep, sweep_status, DONE
+from autonorm_explorer.experiments.sweep import run_sweep, sweep_status, DONE
 
 BIN = Path(sys.executable).parent
 
@@ -89,8 +89,8 @@ def test_sweep_cli_help_and_bad_grid(tmp_path):
 
 def test_every_shipped_grid_expands_to_valid_experiments(tmp_path):
     "A wrong-typed or misspelled parameter in a shipped grid fails here, not inside each cell's log."
-    from autonorm_explorer.experiment import experiment_config
-    from autonorm_explorer.sweep import expand_grid, load_grid, shipped_grids_dir
+    from autonorm_explorer.experiments.runner import experiment_config
+    from autonorm_explorer.experiments.sweep import expand_grid, load_grid, shipped_grids_dir
     names = sorted(p.stem for p in shipped_grids_dir().glob("*.toml"))
     assert {"nlp-cpu", "vision-cpu", "paper", "cpu-small"} <= set(names)
     sizes = {}

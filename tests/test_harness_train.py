@@ -1,7 +1,7 @@
 """Kill-and-resume of the trainer with a real subprocess killed by SIGKILL mid-run.
 
 The training script is a fixture (a small MLP with dropout on synthetic data); the trainer under test is
-`autonorm_explorer.train.fit`. A run killed after its second epoch and then resumed must end with the same
+`autonorm_explorer.experiments.train.fit`. A run killed after its second epoch and then resumed must end with the same
 weights (bit for bit) and the same per-epoch metrics as a run that was never interrupted.
 """
 import json, os, signal, subprocess, sys, textwrap, time
@@ -12,8 +12,9 @@ import torch
 
 SCRIPT = textwrap.dedent('''
     import os, sys, time, torch, torch.nn as nn
-    from autonorm_explorer.train import ArrayData, TrainConfig, fit
-    from autonorm_explorer.utils import torch_generator, atomic_torch_save
+    from autonorm_explorer.experiments.train import ArrayData, TrainConfig, fit
+    from autonorm_explorer.core.seeds import torch_generator
+    from autonorm_explorer.core.files import atomic_torch_save
     out = sys.argv[1]
     w = torch.randn(12, 4, generator=torch_generator(1234))
     def split(n, seed):

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from autonorm_explorer.resmlp import ResMLPConfig, sample_weights
-from autonorm_explorer.propagation import rank_profile
-from autonorm_explorer.paths import path_orders
-from autonorm_explorer.branch import branch_rank_sweep
-from autonorm_explorer import spectra
+from autonorm_explorer.rank.resmlp import ResMLPConfig, sample_weights
+from autonorm_explorer.rank.propagation import rank_profile
+from autonorm_explorer.rank.paths import path_orders
+from autonorm_explorer.rank.branch import branch_rank_sweep
+from autonorm_explorer.rank import spectra
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "nbs" / "tutorials" / "rank_claims.ipynb"
@@ -50,7 +50,7 @@ def test_cuda_request_without_cuda_is_a_clear_error():
 
 
 def test_tutorial_declares_papermill_parameters():
-    from autonorm_explorer.runner import notebook_parameters
+    from autonorm_explorer.core.notebooks import notebook_parameters
     params = notebook_parameters(TUTORIAL)
     assert {"out_dir", "width", "depth", "n_seeds", "device"} <= set(params)
     cells = json.loads(TUTORIAL.read_text())["cells"]

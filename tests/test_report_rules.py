@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from autonorm_explorer.runner import run_notebook
+from autonorm_explorer.core.notebooks import run_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "nbs" / "experiments" / "report.ipynb"

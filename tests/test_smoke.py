@@ -78,7 +78,7 @@ def test_committed_notebooks_carry_no_outputs():
 def test_generated_modules_compile_without_warnings():
     "nbdev copies module descriptions into __init__'s docstring: LaTeX backslashes there become invalid escapes."
     import warnings
-    for path in sorted((ROOT / "autonorm_explorer").glob("*.py")):
+    for path in sorted((ROOT / "autonorm_explorer").rglob("*.py")):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(path.read_text(encoding="utf-8"), str(path), "exec")

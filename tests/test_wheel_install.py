@@ -114,7 +114,7 @@ def test_wheel_ships_the_manifest_and_the_notebooks(installed):
             "explorers.ipynb", "app.ipynb"}
     assert want <= shipped, want - shipped
     # exactly what resources.shipped_notebooks lists in the checkout (pyproject's patterns and NOTEBOOK_GLOBS agree)
-    from autonorm_explorer.resources import shipped_notebooks
+    from autonorm_explorer.core.resources import shipped_notebooks
     assert shipped == {p.as_posix() for p in shipped_notebooks()}
     assert not any(".ipynb_checkpoints" in n or n.endswith(".notest") for n in names)
 
@@ -128,7 +128,7 @@ def test_imports_the_installed_wheel_not_the_checkout(installed):
 
 
 def test_manifest_entry_from_the_package(installed):
-    code = ("from autonorm_explorer.datasources import manifest_entry, load_manifest\n"
+    code = ("from autonorm_explorer.data.sources import manifest_entry, load_manifest\n"
             "print(manifest_entry('cifar10', 'cifar-10-binary.tar.gz')['size'])")
     assert run(installed, installed["py"], "-c", code).stdout.split() == ["170052171"]
 
@@ -143,12 +143,12 @@ def test_a_tiny_grid_with_autonorm_sweep(installed):
     rows = (installed["cwd"] / "sweep" / "results.csv").read_text().splitlines()
     assert len(rows) == 2 and "digits" in rows[1] and "frozen_ln" in rows[1], rows
     paper = run(installed, installed["py"], "-c",
-                "from autonorm_explorer.sweep import load_grid; print(load_grid('paper').notebook)").stdout.strip()
+                "from autonorm_explorer.experiments.sweep import load_grid; print(load_grid('paper').notebook)").stdout.strip()
     assert paper.startswith(str(installed["work"] / "venv")) and paper.endswith("autonorm_experiment.ipynb"), paper
 
 
 def test_a_tutorial_with_papermill(installed):
-    nb = run(installed, installed["py"], "-c", "from autonorm_explorer.resources import shipped_path; "
+    nb = run(installed, installed["py"], "-c", "from autonorm_explorer.core.resources import shipped_path; "
              "print(shipped_path('notebooks', 'tutorials', 'rank_of_real_transformers.ipynb'))").stdout.strip()
     env = {**installed["env"], "IN_TEST": "1"}          # the tutorial's own small sizes
     run(installed, installed["py"], "-m", "papermill", nb, "out.ipynb", "-k", "autonorm-explorer",
@@ -171,7 +171,7 @@ def test_editable_install_finds_the_same_files(installed):
     work, src = installed["work"], installed["src"]
     py = fresh_venv(work / "editable_venv", installed["farm"])
     pip_install(py, "-e", src, cwd=work)
-    code = ("from autonorm_explorer.resources import shipped_path, shipped_notebooks\n"
+    code = ("from autonorm_explorer.core.resources import shipped_path, shipped_notebooks\n"
             "print(shipped_path('manifest.json').resolve())\nprint(len(shipped_notebooks()))\n"
             "print(shipped_path('notebooks', 'experiments', 'grids', 'paper.toml').resolve())")
     manifest, count, grid = run(installed, py, "-c", code).stdout.split()

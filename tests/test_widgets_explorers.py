@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from autonorm_explorer.widgets import RankExplorer, ThresholdExplorer, PathExplorer, rank_summary, RANK_PRESET_BASE
-from autonorm_explorer.propagation import rank_profile
+from autonorm_explorer.explore.rank import RankExplorer, ThresholdExplorer, PathExplorer, rank_summary, RANK_PRESET_BASE
+from autonorm_explorer.rank.propagation import rank_profile
 
 SMALL = dict(width=32)
 
@@ -177,7 +177,7 @@ def test_to_query_from_query_round_trip(cls, changes, expected):
     assert again.settings == ex.settings and again.to_query() == expected
     for key in ex.LINES:
         np.testing.assert_array_equal(drawn(again, key), drawn(ex, key))
-    from autonorm_explorer.widget_core import Explorer
+    from autonorm_explorer.explore.core import Explorer
     assert type(Explorer.from_query("https://example.org/x?" + expected, background=False)) is cls
     assert f"href='?{expected.replace('&', '&amp;')}'" in ex.link_html.value
     ex.set_link_base("https://example.org/app")
@@ -211,7 +211,7 @@ def test_bad_query_names_key_value_and_allowed(qs, needles):
 
 
 def test_explorer_from_query_dispatch_names_the_known_explorers():
-    from autonorm_explorer.widget_core import Explorer
+    from autonorm_explorer.explore.core import Explorer
     with pytest.raises(ValueError) as e:
         Explorer.from_query("explorer=ranks")
     assert "explorer='ranks'" in str(e.value) and "'rank'" in str(e.value) and "'threshold'" in str(e.value)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from autonorm_explorer.widgets import RankExplorer, PathExplorer
-from autonorm_explorer.paths import path_orders
-from autonorm_explorer.resmlp import ResMLPConfig
-from autonorm_explorer.propagation import rank_profile
-from autonorm_explorer.widget_core import HOVER_HINT
+from autonorm_explorer.explore.rank import RankExplorer, PathExplorer
+from autonorm_explorer.rank.paths import path_orders
+from autonorm_explorer.rank.resmlp import ResMLPConfig
+from autonorm_explorer.rank.propagation import rank_profile
+from autonorm_explorer.explore.core import HOVER_HINT
 
 ROOT = Path(__file__).resolve().parents[1]
 BLUE = np.array([31, 119, 180])                 # matplotlib's tab:blue, the current curves
@@ -296,7 +296,7 @@ def test_going_back_is_a_cache_hit_with_the_same_curves():
 
 SCRIPT = """
 import sys, time
-from autonorm_explorer.widgets import RankExplorer, ThresholdExplorer, PathExplorer
+from autonorm_explorer.explore.rank import RankExplorer, ThresholdExplorer, PathExplorer
 closed = RankExplorer(width=128, depth=96)
 live = [RankExplorer(width=128, depth=96), ThresholdExplorer(width=64, trials=10), PathExplorer(width=32, depth=40)]
 time.sleep(0.5)                                   # the workers are now inside a computation
