@@ -96,15 +96,19 @@ ACTIVATION_DERIVATIVES: dict[str, Callable] = {   # σ'(x), elementwise on float
 ACTIVATIONS = tuple(ACTIVATION_DERIVATIVES)            # the activations every rank tool knows
 
 # %% ../../nbs/10_spectra.ipynb #92e1cb42
-def survival_rate(activation: str, q: float = 1.0, n_nodes: int = 200) -> float:
-    "p(σ) = E[σ'(√q·z)²], z ~ N(0,1), by Gauss–Hermite quadrature with `n_nodes` (even) nodes."
+def survival_rate(activation: str, q: float = 1.0, n_nodes: int = 20) -> float:
+    "p(σ) = E[σ'(√q·z)²], z ~ N(0,1), by composite Gauss–Legendre quadrature (`n_nodes` per panel)."
     check_choice("activation", activation, ACTIVATIONS)
     q = check_range("q", q, 0, None, low_open=True)
-    n_nodes = check_int("n_nodes", n_nodes, 2, 300)      # numpy's nodes overflow beyond 300
-    if n_nodes % 2: raise ValueError(f"n_nodes={n_nodes!r} must be an even integer in [2, 300]")
-    z, w = np.polynomial.hermite_e.hermegauss(n_nodes)   # ∫ f(z) exp(-z²/2) dz ≈ Σ w f(z)
+    n_nodes = check_int("n_nodes", n_nodes, 2, 300)
+    x, w = np.polynomial.legendre.leggauss(n_nodes)                    # nodes and weights on [-1, 1]
+    edges = np.concatenate([[0.0], np.geomspace(0.02 / max(1.0, math.sqrt(q)), 9.0, 64)])
+    a, b = edges[:-1, None], edges[1:, None]                           # 64 panels on z ≥ 0
+    z = ((b - a) / 2 * x + (a + b) / 2).ravel()
+    wz = ((b - a) / 2 * w).ravel() * np.exp(-z * z / 2) / math.sqrt(2 * math.pi)   # φ(z) dz
+    z, wz = np.concatenate([-z, z]), np.concatenate([wz, wz])          # and their mirror images
     dsig = ACTIVATION_DERIVATIVES[activation](torch.as_tensor(math.sqrt(q) * z, dtype=torch.float64)).numpy()
-    return float((w * dsig ** 2).sum() / math.sqrt(2 * math.pi))
+    return float((wz * dsig ** 2).sum())
 
 # %% ../../nbs/10_spectra.ipynb #2457da4d
 def mp_threshold(activation: str, q: float = 1.0) -> float:
