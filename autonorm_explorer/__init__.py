@@ -46,6 +46,7 @@ Modules:
 - `autonorm_explorer.rank.spectra`: Spectral measures the rank tools are built on: Roy–Vetterli effective rank, the activation survival rate p(σ) that sets the branch-Jacobian threshold, and Marchenko–Pastur laws for overlays.
 - `autonorm_explorer.web.app`: `make app`: the explorers for people who don't code, served by Voilà, with links that carry the view and an Export that downloads in the browser.
 - `autonorm_explorer.web.figures`: Self-contained HTML pages with a slider over a precomputed grid: the Jacobian's effective rank over depth, the branch-rank threshold, and the Gumbel-Softmax gate across τ.
+- `autonorm_explorer.web.guide`: The pages of the user guide (`docs/guide/*.md`) as the site shows them, and one page of measurements generated from the benchmarks' last run and the last `make test`.
 - `autonorm_explorer.web.site`: `make docs`: a static site in `site/` (Sphinx, myst-nb, sphinx-book-theme) from executed notebooks, with the API reference, search, launch links and the kernel-free figures."""
 
 __version__ = "0.1.0"
