@@ -80,7 +80,7 @@ def course_order(paths: list[str], index_text: str) -> list[str]:
 DEMO_ONLY = ("experiments/report.ipynb",)   # shown only as `make demo` ran them (they need its sweep)
 
 SECTION_TITLES = {"course": "Course", "explorers": "Explorers", "tutorials": "Tutorials",
-                  "reproduction": "Reproduction", "reference": "Library reference"}
+                  "reproduction": "Reproduction", "guide": "User guide", "reference": "Library reference"}
 
 # %% ../../nbs/71_docsite.ipynb #3dd5f2s1
 def library_notebooks(nbs: str | Path = "nbs") -> dict[str, str]:
@@ -364,6 +364,8 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     if figs:
         atomic_write_text(src / "figures.md", figures_page(figs))
         tocs["explorers"] = tocs.get("explorers", []) + ["figures"]
+    from autonorm_explorer.web.guide import write_guide      # the user guide (docs/guide) and its measurements page
+    tocs["guide"] = write_guide(src, nbs.parent, repo)
     if api:
         (src / "api").mkdir()
         mods = library_notebooks(nbs)
