@@ -197,7 +197,7 @@ def test_readme_is_a_front_door():
         assert 0 < size < 300_000, f"{img}: {size} bytes"
         assert (ROOT / img).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", img
     for page in sorted(GUIDE.glob("*.md")):
-        assert f"docs/guide/{page.name}" in text or page.stem in ("index", "measured", "papers"), \
+        assert f"docs/guide/{page.name}" in text or page.stem in ("index", "measured", "background"), \
             f"the README does not link docs/guide/{page.name}"
 
 
