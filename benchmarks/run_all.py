@@ -65,7 +65,8 @@ def import_time() -> int:
     runs = [tuple(map(float, subprocess.run([sys.executable, "-c", IMPORT_TIME], capture_output=True, text=True,
                                             check=True, cwd=ROOT).stdout.split())) for _ in range(5)]
     imp, use = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-    print(f"import autonorm_explorer: {imp * 1e3:.0f} ms (median of 5; runs {', '.join(f'{r[0] * 1e3:.0f}' for r in runs)})")
+    each = ", ".join(f"{r[0] * 1e3:.0f}" for r in runs)
+    print(f"import autonorm_explorer: {imp * 1e3:.0f} ms (median of 5; runs {each})")
     print(f"first use of ae.rank_profile (imports torch): {use:.2f} s (median of 5)")
     return 0
 
@@ -79,8 +80,8 @@ def run(name: str, timeout: float) -> dict:
         r = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
         rc, out = r.returncode, r.stdout + (f"\n{r.stderr[-2000:]}" if r.returncode else "")
     except subprocess.TimeoutExpired as e:
-        rc, out = 124, f"{(e.stdout or b'').decode(errors='replace') if isinstance(e.stdout, bytes) else e.stdout or ''}" \
-                       f"\n(stopped after {timeout:.0f} s)"
+        partial = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        rc, out = 124, f"{partial}\n(stopped after {timeout:.0f} s)"
     seconds = time.perf_counter() - t
     print(out.rstrip()[-1500:], f"\n   ({seconds:.0f} s, exit {rc})", flush=True)
     shown = " ".join(a if a else "''" for a in args)
@@ -108,7 +109,8 @@ def main(argv=None) -> int:
         start = dict(date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                      commit=git_commit(ROOT), machine=machine())
         results = [run(n, a.timeout) for n in names]
-        cmd = "python benchmarks/run_all.py" + (" --all" if a.all else "") + (f" --only {' '.join(a.only)}" if a.only else "")
+        cmd = "python benchmarks/run_all.py" + (" --all" if a.all else "")
+        cmd += f" --only {' '.join(a.only)}" if a.only else ""
         atomic_write_json(ROOT / RESULTS, dict(start, command=cmd, benchmarks=results,
                                                machine_after=dict(load_avg_1min=machine()["load_avg_1min"])))
         print(f"wrote {RESULTS}")
