@@ -224,3 +224,29 @@ def test_negative_control_a_broken_page_fails_every_check(tmp_path):
     assert not (ROOT / "runs" / "sweeps" / "no-such-grid").exists()
     ok = run_block("bash", "test -L nbs && test ! -e runs && echo $IN_TEST", box)
     assert ok.returncode == 0 and ok.stdout.strip() == "1", ok
+
+
+@pytest.mark.slow
+def test_the_site_renders_the_guide_under_its_own_section(tmp_path):
+    "build_site puts every guide page in the site, in a 'User guide' section, with links that resolve there."
+    import nbformat
+    from autonorm_explorer.web.site import build_site
+    # the landing page as a finished `make demo` copy of itself (its code unchanged), so nothing needs a kernel
+    nb = nbformat.read(ROOT / "nbs" / "index.ipynb", as_version=4)
+    nb.metadata["papermill"] = {"input_path": str(ROOT / "nbs" / "index.ipynb")}
+    (tmp_path / "demo" / "notebooks").mkdir(parents=True)
+    nbformat.write(nb, tmp_path / "demo" / "notebooks" / "index.ipynb")
+    summary = build_site(out=tmp_path / "site", nbs=ROOT / "nbs", demo=tmp_path / "demo", build=tmp_path / "build",
+                         pyproject=ROOT / "pyproject.toml", sections={}, figures="none", api=False, log=lambda *_: None)
+    site = tmp_path / "site"
+    want = sorted(f"guide/{p.stem}.html" for p in GUIDE.glob("*.md"))
+    assert [p for p in summary["pages"] if p.startswith("guide/")] == want
+    index = (site / "index.html").read_text()
+    assert "User guide" in index and 'href="guide/slurm.html"' in index
+    for page in want:
+        html = (site / page).read_text()
+        for href in re.findall(r'href="([^"#:]+\.html)', html):
+            assert (site / page).parent.joinpath(href).resolve().exists(), f"{page}: broken link {href} in the site"
+    slurm = re.sub(r"<[^>]+>", "", (site / "guide" / "slurm.html").read_text())
+    assert "autonorm-sweep run paper --executor submitit" in slurm and "no-run" not in slurm
+    assert "What is measured here" in (site / "guide" / "measured.html").read_text()
