@@ -36,6 +36,6 @@ with sync_playwright() as p:
     el = pg.query_selector("img[alt='explorer figure']")
     el.scroll_into_view_if_needed(); pg.wait_for_timeout(300)
     box = el.bounding_box()
-    save(pg.screenshot(clip=dict(x=max(0, box["x"] - 20), y=max(0, box["y"] - 60), width=min(box["width"] + 40, 1280),
-                                 height=box["height"] + 140)), out / "explorer.png")
+    save(pg.screenshot(clip=dict(x=max(0, box["x"] - 20), y=box["y"], width=min(box["width"] + 40, 1280),
+                                 height=box["height"] + 80)), out / "explorer.png")
     b.close()
