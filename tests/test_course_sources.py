@@ -88,7 +88,7 @@ def test_lesson_6_quotes_the_reduced_run_as_the_claims_table_records_it():
 OUR_READINGS = {   # page -> phrases whose paragraph must say "our reading" (a choice the papers leave open)
     "07_normalization_layers": [r"what its FiLM baseline reads", r"scale C is a\s+hyperparameter"],
     "08_autonorm": [r"reads the \*token mean\*", r"does not say what happens at evaluation",
-                    r"earlier draft's \"10\^4\"", r"computing\s+it from π"],
+                    r"earlier draft's \"10<sup>4</sup>\"", r"computing\s+it from π"],
     "09_autonorm_s": [r"What the `else` branch does", r"\(`drop_noise=True`\)", r"not freezing on text at all"],
     "06_trainability": [r"multiplies the skip by α = \(2N\)"],
     "glossary": [r'id="w-dyt"', r'id="selector"', r'id="film"', r'id="layerscale"', r'id="drop-noise"',
