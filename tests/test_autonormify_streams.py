@@ -374,10 +374,12 @@ def test_cached_generate_equals_uncached(name, left_padding):
     torch.testing.assert_close(sc_c, sc_u, **TOL64)
 
 
-def test_cached_generate_seq2seq_bart():
-    model, _ = autonormify(bart().double(), "autonorm")
+@pytest.mark.parametrize("family", ["bart", "t5"])
+def test_cached_generate_seq2seq(family):
+    make, inputs, opts = FAMILIES[family]
+    model, _ = autonormify(make().double(), "autonorm", targets=opts.get("targets", ("layernorm",)))
     model.eval()
-    kw = seq2seq_inputs(1)
+    kw = inputs()
     ids, mask = kw["input_ids"], kw["attention_mask"]
     seq_c, sc_c = _generate(model, ids, mask, True)
     seq_u, sc_u = _generate(model, ids, mask, False)
@@ -432,3 +434,47 @@ def test_flattened_token_sites_count_samples():
         a = model(ids, attention_mask=keep.long(), use_cache=False).logits[:1, :4]
         b = model(ids[:1, :4], use_cache=False).logits
     torch.testing.assert_close(a, b, atol=TOL, rtol=TOL)
+
+
+# ------------------------------------------------ causal per stream, training mode kept
+def _leak(model, kw, key, n_dec):
+    "Max change of the decoder outputs before the last position when only the last token changes."
+    kw2 = dict(kw)
+    if key == "tgt":
+        kw2["tgt"] = kw["tgt"].clone()
+        kw2["tgt"][:, -1] += 3.0
+    else:
+        kw2[key] = kw[key].clone()
+        kw2[key][:, -1] = (kw[key][:, -1] + 7) % V
+    a, b = _outputs(model, kw)[0], _outputs(model, kw2)[0]
+    return (a[:, : n_dec - 1] - b[:, : n_dec - 1]).abs().max().item()
+
+
+@pytest.mark.parametrize("family", ["bart", "t5", "nn.Transformer"])
+def test_causal_flag_per_stream(family):
+    "The encoder's sites pool their whole sequence, the decoder's only the past: no leak."
+    make, inputs, opts = FAMILIES[family]
+    model, sites = autonormify(make(), "autonorm", targets=opts.get("targets", ("layernorm",)))
+    model.eval()
+    flags = {s.path.split(".")[1 if s.path.startswith("model.") else 0]: s.causal for s in sites}
+    assert flags == {"encoder": False, "decoder": True}, flags
+    kw = inputs()
+    for k in ("attention_mask", "decoder_attention_mask", "src_key_padding_mask",
+              "tgt_key_padding_mask", "memory_key_padding_mask"):
+        kw.pop(k, None)  # full sequences: any change at the last position is a real token's
+    key = "tgt" if family == "nn.Transformer" else "decoder_input_ids"
+    assert _leak(model, kw, key, 5) < TOL
+    # negative control: the decoder's sites made non-causal leak the last token backwards
+    leaky, _ = autonormify(make(), "autonorm", causal=False, targets=opts.get("targets", ("layernorm",)))
+    assert _leak(leaky.eval(), kw, key, 5) > 1e-3
+
+
+def test_training_mode_kept():
+    "autonormify(model.eval()) gives sites in eval mode: two identical calls agree."
+    model, _ = autonormify(bart().eval(), "autonorm")
+    assert not any(m.training for m in model.modules())
+    kw = seq2seq_inputs(1)
+    a, b = _outputs(model, kw)[0], _outputs(model, kw)[0]
+    torch.testing.assert_close(a, b, atol=0, rtol=0)
+    trained, _ = autonormify(bart().train(), "autonorm")
+    assert all(m.training for m in trained.modules())

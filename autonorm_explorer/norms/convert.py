@@ -46,8 +46,8 @@ from .autonorm import AutoNorm, GatedSite, causal_token_mean, in_checkpoint_reco
 __all__ = ['AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS', 'NormSpec',
            'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch', 'site_spec', 'CausalFiLMNorm',
            'build_replacement', 'StreamCall', 'PaddingMask', 'NormSite', 'keep_mask', 'keys_from_attention_mask',
-           'real_token_mask', 'padding_mask', 'is_causal_model', 'site_names', 'stream_entry', 'StreamEntry',
-           'ConvertedSite', 'sites_frame', 'autonormify']
+           'real_token_mask', 'padding_mask', 'is_causal_model', 'stream_causal', 'site_names', 'stream_entry',
+           'StreamEntry', 'ConvertedSite', 'sites_frame', 'autonormify']
 
 # %% ../../nbs/25_autonormify.ipynb #4d533848
 @dataclass
@@ -513,6 +513,20 @@ def is_causal_model(model: nn.Module) -> bool:
         return True
     return any(getattr(m, "is_causal", None) is True for m in model.modules())
 
+
+def stream_causal(model: nn.Module, path: str) -> bool:
+    """Default causal flag of the site at `path`, its stream's: False in an HF encoder–decoder's encoder
+    (`get_encoder()`), True in its decoder and in torch's `TransformerDecoder`; else `is_causal_model`."""
+    chain = [model] + [model.get_submodule(".".join(path.split(".")[: i + 1])) for i in range(path.count("."))]
+    for m in chain:
+        cfg = getattr(m, "config", None)
+        if getattr(cfg, "is_encoder_decoder", False) is True and callable(getattr(m, "get_encoder", None)):
+            enc = m.get_encoder()
+            return not any(a is enc for a in chain)
+    if any(isinstance(m, (nn.TransformerDecoder, nn.TransformerDecoderLayer)) for m in chain):
+        return True
+    return is_causal_model(model)
+
 # %% ../../nbs/25_autonormify.ipynb #36c6eb1a
 def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
     "(layer index, role) of every site path, blocks numbered in module order (see above)."
@@ -764,16 +778,18 @@ def _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw) -> tup
     swaps, sites = [], []
     for path, m, spec in plan:
         dtype, device = _tensor_home(m, model)
-        new, kept = build_replacement(spec, method, causal, copy_affine, dtype, device, **kw)
+        site_causal = stream_causal(model, path) if causal is None else causal
+        new, kept = build_replacement(spec, method, site_causal, copy_affine, dtype, device, **kw)
+        new.train(m.training)  # autonormify(model.eval()) gives sites in eval mode
         bd = _site_batch_dim(model, path, batch_dim)
         if spec.channel_dim >= 0 and bd == spec.channel_dim:
             raise ValueError(f"autonormify: batch_dim={bd} is the channel axis of {path!r}")
         layer, role = names[path]
         layer, role = int(getattr(m, "layer_index", layer)), str(getattr(m, "site_role", role))
         new.layer_index, new.site_role = layer, role
-        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path)))
+        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path).train(m.training)))
         sites.append(ConvertedSite(path, type(m).__name__, type(new).__name__, spec.kind, layer, role, spec.dim,
-                                   bd, spec.channel_dim, causal, kept))
+                                   bd, spec.channel_dim, site_causal, kept))
     return swaps, sites
 
 # %% ../../nbs/25_autonormify.ipynb #bba2ab26
@@ -813,8 +829,9 @@ def autonormify(
     """Replace every norm site of `model` by `method`'s layer, atomically; return (model, sites).
 
     targets: "layernorm" (nn.LayerNorm and ours), "rmsnorm" (nn.RMSNorm, ours, and look-alikes);
-    rules: {exact class: fn(module) -> NormSpec or None}; causal: None = ask the model
-    (`is_causal_model`); batch_dim: None = torch's `batch_first` where present, else 0;
+    rules: {exact class: fn(module) -> NormSpec or None}; causal: None = each site its stream's
+    (`stream_causal`: an encoder–decoder's encoder not, its decoder yes; else `is_causal_model`);
+    batch_dim: None = torch's `batch_first` where present, else 0;
     **kw go to the new layers (e.g. tau=1.0).
     Pretrained γ, β (copy_affine=True): layernorm/frozen_ln keep γ, β; rmsnorm keeps γ (drops β);
     dyt/frozen_dyt put them in DyT's γ, b; autonorm/random in both branches (LN and DyT); film in
@@ -833,7 +850,7 @@ def autonormify(
             raise ValueError(
                 f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
             )
-    causal = is_causal_model(model) if causal is None else bool(causal)
+    causal = None if causal is None else bool(causal)  # None: each site its stream's (stream_causal)
     plan, skipped_rms = _plan_sites(model, targets, rules)                       # 1. every site, or why not
     swaps, sites = _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw)   # 2. may raise
     if skipped_rms:
