@@ -134,7 +134,41 @@ def _outputs(model, kw) -> list[torch.Tensor]:
     return [out.logits, out.encoder_last_hidden_state]
 
 
+def _bart_like(config_cls, model_cls, **extra):
+    "A BART-shaped encoder–decoder family (same arguments, different norm placement/positions)."
+    def make():
+        torch.manual_seed(0)
+        cfg = config_cls(
+            vocab_size=V, d_model=D, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+            decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
+            max_position_embeddings=64, dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
+            pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, **extra,
+        )
+        return _seed_affines(model_cls(cfg)).eval()
+    return make
+
+
+def siglip():
+    torch.manual_seed(0)
+    cfg = hf.SiglipConfig(
+        text_config=dict(vocab_size=V, hidden_size=D, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, max_position_embeddings=16),
+        vision_config=dict(hidden_size=D, intermediate_size=32, num_hidden_layers=1,
+                           num_attention_heads=2, image_size=16, patch_size=8),
+    )
+    return _seed_affines(hf.SiglipModel(cfg)).eval()
+
+
 FAMILIES = {  # name → (model, inputs, conversion options of the identity method)
+    # families chosen for variety, converted with no family-specific code: pre-LN (mBART,
+    # Pegasus), sinusoidal positions (Marian, Pegasus), a bidirectional dual encoder (SigLIP)
+    "mbart": (_bart_like(hf.MBartConfig, hf.MBartForConditionalGeneration),
+              lambda: seq2seq_inputs(1), dict(method="ln")),
+    "marian": (_bart_like(hf.MarianConfig, hf.MarianMTModel), lambda: seq2seq_inputs(1),
+               dict(method="ln")),
+    "pegasus": (_bart_like(hf.PegasusConfig, hf.PegasusForConditionalGeneration),
+                lambda: seq2seq_inputs(1), dict(method="ln")),
+    "siglip": (siglip, clip_inputs, dict(method="ln")),
     "bart": (bart, lambda: seq2seq_inputs(1), dict(method="ln")),
     "t5": (t5, lambda: seq2seq_inputs(0), dict(method="rmsnorm", targets=("rmsnorm",))),
     "clip": (clip, clip_inputs, dict(method="ln")),
@@ -174,8 +208,9 @@ def _alone(kw: dict, family: str) -> dict:
 def _real_part(outs, family):
     "Sample 0's real positions of each output (decoder/text first, then encoder/vision)."
     n_enc, n_dec = int(ENC[0].sum()), int(DEC[0].sum())
-    first = n_enc if family == "clip" else n_dec
-    second = None if family == "clip" else n_enc
+    dual = family in ("clip", "siglip")  # text first, then the whole vision output
+    first = n_enc if dual else n_dec
+    second = None if dual else n_enc
     return [outs[0][:1, :first]] + [o[:1, :second] for o in outs[1:]]
 
 
