@@ -368,7 +368,28 @@ def opt():
         bos_token_id=0, eos_token_id=0, pad_token_id=0))
 
 
+def gemma():
+    torch.manual_seed(0)
+    return hf.GemmaForCausalLM(hf.GemmaConfig(
+        vocab_size=V, hidden_size=D, intermediate_size=32, num_hidden_layers=2, head_dim=8,
+        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
+        bos_token_id=0, eos_token_id=0, pad_token_id=0))
+
+
+def test_gemma_one_plus_weight_is_taken_by_behaviour():
+    "Gemma's (1 + w) RMSNorm at init (w = 0) converts without a rule, and rmsnorm is the identity."
+    ids = _ids(2, 6, 3)
+    base = gemma().eval()
+    with torch.no_grad():
+        want = base(ids).logits
+    model, sites = autonormify(gemma(), "rmsnorm", targets=("rmsnorm",))
+    assert sites and all(s.source == "GemmaRMSNorm" for s in sites)
+    with torch.no_grad():
+        torch.testing.assert_close(model.eval()(ids).logits, want, atol=TOL, rtol=TOL)
+
+
 DECODERS = {  # name → (model, targets)
+    "gemma": (gemma, ("rmsnorm",)),
     "gpt2": (gpt2, ("layernorm",)),
     "qwen2": (qwen2, ("rmsnorm",)),
     "llama": (llama, ("rmsnorm",)),
@@ -513,3 +534,18 @@ def test_training_mode_kept():
     torch.testing.assert_close(a, b, atol=0, rtol=0)
     trained, _ = autonormify(bart().train(), "autonorm")
     assert all(m.training for m in trained.modules())
+
+
+def test_shared_layers_count_once_per_call():
+    "ALBERT runs one layer twice per call: its sites count each sample, and τ steps, once."
+    torch.manual_seed(0)
+    model = hf.AlbertModel(hf.AlbertConfig(
+        vocab_size=V, embedding_size=D, hidden_size=D, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=32, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+    model, _ = autonormify(model, "autonorm")
+    model.train()
+    ids = _ids(3, 6, 3)
+    for _ in range(2):
+        model(ids, attention_mask=torch.ones_like(ids)).last_hidden_state.sum().backward()
+    stats = {n: (s._acc_n, s.train_steps) for n, s in gated_sites(model)}
+    assert set(stats.values()) == {(6, 2)}, stats  # 2 calls × 3 samples, 2 τ steps

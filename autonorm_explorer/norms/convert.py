@@ -124,16 +124,23 @@ def looks_like_rmsnorm(m: nn.Module) -> bool:
 
 # %% ../../nbs/25_autonormify.ipynb #dfd42351
 def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
-    "Relative max |m(x) − γ·x/√(mean x² + ε)| on a fixed random input (≈ 0 for a true RMSNorm)."
+    "Max |m(x) − γ·x/√(mean x² + ε)| over the larger of the two, on a fixed random input (≈ 0: an RMSNorm)."
     p = next(m.parameters())
     x = torch.randn(2, 3, spec.dim, generator=torch.Generator().manual_seed(0)) * 3 + 0.5
     x = x.to(device=p.device, dtype=p.dtype)
     g = spec.weight.float() if spec.weight is not None else 1.0
     with torch.no_grad():
         ref = g * x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + spec.eps)
-        return ((m(x).float() - ref).abs().max() / ref.abs().max()).item()
+        out = m(x).float()
+        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)  # ref may be 0 (γ = 0)
+        return ((out - ref).abs().max() / scale).item()
 
 # %% ../../nbs/25_autonormify.ipynb #f67c7679
+def _class_path(m: nn.Module) -> str:
+    "The class of `m` as it is imported (e.g. timm.layers.norm.LayerNorm2d, not just LayerNorm2d)."
+    return f"{type(m).__module__}.{type(m).__qualname__}"
+
+
 def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec | None:
     "NormSpec of `m` if it is a site for `targets`/`rules`, else None; raises if it cannot be one."
     if type(m) in rules:
@@ -142,7 +149,7 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
     if "layernorm" in targets and is_ln:
         if _overrides_forward(m, _LN_CLASSES):
             raise ValueError(
-                f"{type(m).__qualname__} subclasses a LayerNorm but has its own forward, so it may"
+                f"{_class_path(m)} subclasses a LayerNorm but has its own forward, so it may"
                 f" compute something else; pass rules={{{type(m).__name__}: fn}} with fn(module) ->"
                 " NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
             )
@@ -151,9 +158,13 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
         spec = rmsnorm_spec(m)
         tol = 2e-2 if next(m.parameters()).element_size() < 4 else 1e-4
         err = rmsnorm_mismatch(m, spec)
+        if err > tol:  # Gemma's γ = 1 + weight: accepted if it is exactly that, by behaviour
+            offset = rmsnorm_spec(m, weight_offset=1.0)
+            if rmsnorm_mismatch(m, offset) <= tol:
+                return offset
         if err > tol:
             raise ValueError(
-                f"{type(m).__qualname__} looks like an RMSNorm but its output differs from "
+                f"{_class_path(m)} looks like an RMSNorm but its output differs from "
                 f"γ·x/√(mean x² + ε) by {err:.3g} (relative; e.g. a (1 + weight) scale); pass "
                 f"rules={{{type(m).__name__}: fn}} (e.g. rmsnorm_spec(m, weight_offset=1.0))"
             )
@@ -262,6 +273,7 @@ class PaddingMask:
 
     def __init__(self):
         self._stack: list[StreamCall] = []
+        self.depth, self.calls = 0, 0  # running entry calls; outermost calls so far (shared sites)
 
     @property
     def top(self) -> StreamCall:
@@ -309,6 +321,7 @@ class NormSite(nn.Module):
         self.mask = mask if mask is not None else PaddingMask()
         self._forward_call: tuple = (None, 0)  # (mask, past) of the last forward, for checkpointing
         self._prefix: tuple | None = None  # causal pooling: (Σ x·m [B, d], Σ m [B, 1], positions)
+        self._last_call, self._steps_before = -1, 0  # shared sites: the call, and the τ step before it
         norm.wrapped_site = True  # gated_sites names it by this site
 
     def _call(self, mask: torch.Tensor | None) -> tuple[torch.Tensor | None, int, int | None]:
@@ -390,6 +403,31 @@ class NormSite(nn.Module):
                 )
         return y
 
+    @contextmanager
+    def _once_per_call(self):
+        """A site used more than once in one call (ALBERT shares its layers): the later uses run at the
+        first use's τ and add nothing to the epoch sums, so samples and τ steps count once per call."""
+        norm, call = self.norm, self.mask.calls
+        if not isinstance(norm, GatedSite) or in_checkpoint_recompute() or self.mask.depth == 0:
+            yield
+            return
+        repeat = call == self._last_call
+        self._last_call = call
+        steps = getattr(norm, "train_steps", None)
+        if not repeat:
+            self._steps_before = steps
+            yield
+            return
+        acc = (norm._acc_w_dyt, norm._acc_entropy, norm._acc_entropy_tau, norm._acc_n)
+        if steps is not None:
+            norm.train_steps = self._steps_before
+        try:
+            yield
+        finally:
+            norm._acc_w_dyt, norm._acc_entropy, norm._acc_entropy_tau, norm._acc_n = acc
+            if steps is not None:
+                norm.train_steps = steps
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         b, c = self.batch_dim % x.ndim, self.channel_dim % x.ndim
         moved = (b, c) != (0, x.ndim - 1)
@@ -400,10 +438,8 @@ class NormSite(nn.Module):
             mask = self._aligned(mask, x3, past)
         if not in_checkpoint_recompute():
             self._forward_call = (mask, past)
-        if _pools(self.norm):
-            y = self._pooled(x3, mask, past)
-        else:
-            y = self.norm(x3, mask)
+        with self._once_per_call():
+            y = self._pooled(x3, mask, past) if _pools(self.norm) else self.norm(x3, mask)
         y = y.reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
 
@@ -637,6 +673,8 @@ class StreamEntry:
         return None
 
     def pre(self, module, args, kwargs):
+        self.holder.calls += self.holder.depth == 0  # a new outermost call
+        self.holder.depth += 1
         a, top = self._arguments(args, kwargs), self.holder.top
         given = [n for n in MASK_ARGUMENTS if isinstance(a.get(n), torch.Tensor)]
         past = _past_length(a)
@@ -662,6 +700,7 @@ class StreamEntry:
             self.holder.push(StreamCall(mask, "call", self.name, past, self._batch(a, mask)))
 
     def post(self, module, args, kwargs, output):
+        self.holder.depth = max(0, self.holder.depth - 1)
         self.holder.pop()
 
 # %% ../../nbs/25_autonormify.ipynb #e935daf1
@@ -815,6 +854,9 @@ def _swap_in(model: nn.Module, swaps: list, entries: list) -> nn.Module:
     return model
 
 # %% ../../nbs/25_autonormify.ipynb #c8ef1b5d
+_OTHER_NORMS = (nn.GroupNorm, nn.modules.batchnorm._BatchNorm, nn.modules.instancenorm._InstanceNorm)
+
+
 def autonormify(
     model: nn.Module,
     method: str = "autonorm",
@@ -860,4 +902,10 @@ def autonormify(
             " them"
         )
     entries = _stream_entries(model, [p for p, _ in swaps])                      # 2b. may refuse
+    other = [f"{p} ({type(m).__name__})" for p, m in model.named_modules() if isinstance(m, _OTHER_NORMS)]
+    if other:
+        warnings.warn(
+            f"autonormify left {len(other)} other norm(s) unchanged ({', '.join(other[:3])}...):"
+            " they normalize over the batch or over groups of channels, not one token's channels"
+        )
     return _swap_in(model, swaps, entries), sites                                # 3. only now: swap
