@@ -549,3 +549,18 @@ def test_shared_layers_count_once_per_call():
         model(ids, attention_mask=torch.ones_like(ids)).last_hidden_state.sum().backward()
     stats = {n: (s._acc_n, s.train_steps) for n, s in gated_sites(model)}
     assert set(stats.values()) == {(6, 2)}, stats  # 2 calls × 3 samples, 2 τ steps
+
+
+@pytest.mark.parametrize("name", ["gpt2", "qwen2"])
+def test_cached_beam_search_equals_uncached(name):
+    "Beam search reorders the cache each step; the sites' running means follow it."
+    make, targets = DECODERS[name]
+    model, _ = autonormify(make().double(), "autonorm", targets=targets)
+    model.eval()
+    ids, mask = _ids(2, 6, 3), torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
+    ids[mask == 0] = 0
+    beams = dict(num_beams=3, num_return_sequences=3)
+    seq_c, sc_c = _generate(model, ids, mask, True, **beams)
+    seq_u, sc_u = _generate(model, ids, mask, False, **beams)
+    assert torch.equal(seq_c, seq_u)
+    torch.testing.assert_close(sc_c, sc_u, **TOL64)

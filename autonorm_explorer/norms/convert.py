@@ -274,6 +274,25 @@ class PaddingMask:
     def __init__(self):
         self._stack: list[StreamCall] = []
         self.depth, self.calls = 0, 0  # running entry calls; outermost calls so far (shared sites)
+        self.sites: list = []  # the conversion's NormSites (their running means follow a cache)
+
+    def follow_cache(self, cache) -> None:
+        "Make `cache.reorder_cache(beam_idx)` (beam search) reorder the sites' running means too."
+        original = getattr(cache, "reorder_cache", None)
+        if not callable(original) or getattr(cache, "_autonormify_follows", None) is self:
+            return
+        sites = self.sites
+
+        def reorder_cache(beam_idx, *args, **kwargs):
+            out = original(beam_idx, *args, **kwargs)
+            for site in sites:
+                if site._prefix is not None:
+                    s, n, length = site._prefix
+                    idx = beam_idx.to(s.device)
+                    site._prefix = (s.index_select(0, idx), n.index_select(0, idx), length)
+            return out
+
+        cache.reorder_cache, cache._autonormify_follows = reorder_cache, self
 
     @property
     def top(self) -> StreamCall:
@@ -386,8 +405,7 @@ class NormSite(nn.Module):
                 raise ValueError(
                     f"site {self.name!r}: a cached step at position {past} with batch {x3.shape[0]},"
                     f" but this site saw {seen} since the sequence began; start from an empty cache"
-                    " (generate does), or run the whole sequence with use_cache=False (beam search"
-                    " reorders the cache, which the sites' running means do not follow)"
+                    " (generate does), or run the whole sequence with use_cache=False"
                 )
             s, n, _ = self._prefix  # the prefix enters as one token: its mean, weighted by its count
             xin = torch.cat([(s / n.clamp_min(1.0)).to(x3.dtype)[:, None], x3], 1)
@@ -678,6 +696,9 @@ class StreamEntry:
         a, top = self._arguments(args, kwargs), self.holder.top
         given = [n for n in MASK_ARGUMENTS if isinstance(a.get(n), torch.Tensor)]
         past = _past_length(a)
+        for n in ("cache", "past_key_values"):
+            if a.get(n) is not None:
+                self.holder.follow_cache(a[n])  # beam search reorders it: the running means follow
         if self.multi:  # its own sites could belong to either stream; its parts push their own
             keep_manual = top.source == "manual"
             self.holder.push(replace(top) if keep_manual else StreamCall(None, "ambiguous", self.name))
@@ -847,6 +868,7 @@ def _swap_in(model: nn.Module, swaps: list, entries: list) -> nn.Module:
         if isinstance(m, nn.TransformerEncoder):
             m.use_nested_tensor = False  # nested tensors: not for our norms
     holder = swaps[0][1].mask
+    holder.sites = [site for _, site in swaps]
     for path, m in entries:
         hook = StreamEntry(holder, m, path, top=not path)
         m.register_forward_pre_hook(hook.pre, with_kwargs=True)
