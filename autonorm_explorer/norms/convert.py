@@ -29,7 +29,7 @@ import inspect
 import re
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
 from typing import Any, Callable
 
 import pandas as pd
@@ -37,16 +37,17 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..core.validation import check_type
+from ..core.validation import check_choice, check_type
 from .registry import NORM_KINDS, NORM_METHODS, canonical_norm, make_norm
 from .layers import LayerNorm, RMSNorm, FiLMNorm, check_last_dim
-from .autonorm import GatedSite, causal_token_mean, in_checkpoint_recompute
+from .autonorm import AutoNorm, GatedSite, causal_token_mean, in_checkpoint_recompute
 
 # %% auto #0
-__all__ = ['AFFINE_SLOTS', 'MASK_ARGUMENTS', 'NormSpec', 'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm',
-           'rmsnorm_mismatch', 'site_spec', 'CausalFiLMNorm', 'build_replacement', 'PaddingMask', 'NormSite',
-           'real_token_mask', 'padding_mask', 'is_causal_model', 'site_names', 'MaskFromCall', 'ConvertedSite',
-           'sites_frame', 'autonormify']
+__all__ = ['AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS', 'NormSpec',
+           'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch', 'site_spec', 'CausalFiLMNorm',
+           'build_replacement', 'StreamCall', 'PaddingMask', 'NormSite', 'keep_mask', 'keys_from_attention_mask',
+           'real_token_mask', 'padding_mask', 'is_causal_model', 'stream_causal', 'site_names', 'stream_entry',
+           'StreamEntry', 'ConvertedSite', 'sites_frame', 'autonormify']
 
 # %% ../../nbs/25_autonormify.ipynb #4d533848
 @dataclass
@@ -123,16 +124,23 @@ def looks_like_rmsnorm(m: nn.Module) -> bool:
 
 # %% ../../nbs/25_autonormify.ipynb #dfd42351
 def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
-    "Relative max |m(x) − γ·x/√(mean x² + ε)| on a fixed random input (≈ 0 for a true RMSNorm)."
+    "Max |m(x) − γ·x/√(mean x² + ε)| over the larger of the two, on a fixed random input (≈ 0: an RMSNorm)."
     p = next(m.parameters())
     x = torch.randn(2, 3, spec.dim, generator=torch.Generator().manual_seed(0)) * 3 + 0.5
     x = x.to(device=p.device, dtype=p.dtype)
     g = spec.weight.float() if spec.weight is not None else 1.0
     with torch.no_grad():
         ref = g * x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + spec.eps)
-        return ((m(x).float() - ref).abs().max() / ref.abs().max()).item()
+        out = m(x).float()
+        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)  # ref may be 0 (γ = 0)
+        return ((out - ref).abs().max() / scale).item()
 
 # %% ../../nbs/25_autonormify.ipynb #f67c7679
+def _class_path(m: nn.Module) -> str:
+    "The class of `m` as it is imported (e.g. timm.layers.norm.LayerNorm2d, not just LayerNorm2d)."
+    return f"{type(m).__module__}.{type(m).__qualname__}"
+
+
 def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec | None:
     "NormSpec of `m` if it is a site for `targets`/`rules`, else None; raises if it cannot be one."
     if type(m) in rules:
@@ -141,7 +149,7 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
     if "layernorm" in targets and is_ln:
         if _overrides_forward(m, _LN_CLASSES):
             raise ValueError(
-                f"{type(m).__qualname__} subclasses a LayerNorm but has its own forward, so it may"
+                f"{_class_path(m)} subclasses a LayerNorm but has its own forward, so it may"
                 f" compute something else; pass rules={{{type(m).__name__}: fn}} with fn(module) ->"
                 " NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
             )
@@ -150,9 +158,13 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
         spec = rmsnorm_spec(m)
         tol = 2e-2 if next(m.parameters()).element_size() < 4 else 1e-4
         err = rmsnorm_mismatch(m, spec)
+        if err > tol:  # Gemma's γ = 1 + weight: accepted if it is exactly that, by behaviour
+            offset = rmsnorm_spec(m, weight_offset=1.0)
+            if rmsnorm_mismatch(m, offset) <= tol:
+                return offset
         if err > tol:
             raise ValueError(
-                f"{type(m).__qualname__} looks like an RMSNorm but its output differs from "
+                f"{_class_path(m)} looks like an RMSNorm but its output differs from "
                 f"γ·x/√(mean x² + ε) by {err:.3g} (relative; e.g. a (1 + weight) scale); pass "
                 f"rules={{{type(m).__name__}: fn}} (e.g. rmsnorm_spec(m, weight_offset=1.0))"
             )
@@ -245,24 +257,68 @@ def build_replacement(
     return new, kept
 
 # %% ../../nbs/25_autonormify.ipynb #4ce993ba
+@dataclass
+class StreamCall:
+    "What the innermost running call of a stream tells its sites: one entry of `PaddingMask`'s stack."
+
+    mask: torch.Tensor | None = None  # [B, N] keep-mask (True = real token), or None
+    source: str = "call"  # "call" (an entry's argument), "manual" (`padding_mask`), "ambiguous", "none"
+    entry: str = "<model>"  # the module whose call set it (for messages)
+    past: int = 0  # positions already in the cache before this call (0: no cached prefix)
+    batch: int | None = None  # the call's batch size, when its inputs show it
+
+
 class PaddingMask:
-    "Padding mask [B, N] (True = real token) of the running call, shared by a conversion's sites."
+    "Stack of the running calls' `StreamCall`s, shared by a conversion's sites (innermost call on top)."
 
     def __init__(self):
-        self._stack: list[torch.Tensor | None] = []
+        self._stack: list[StreamCall] = []
+        self.depth, self.calls = 0, 0  # running entry calls; outermost calls so far (shared sites)
+        self.sites: list = []  # the conversion's NormSites (their running means follow a cache)
+
+    def follow_cache(self, cache) -> None:
+        "Make `cache.reorder_cache(beam_idx)` (beam search) reorder the sites' running means too."
+        original = getattr(cache, "reorder_cache", None)
+        if not callable(original) or getattr(cache, "_autonormify_follows", None) is self:
+            return
+        sites = self.sites
+
+        def reorder_cache(beam_idx, *args, **kwargs):
+            out = original(beam_idx, *args, **kwargs)
+            for site in sites:
+                if site._prefix is not None:
+                    s, n, length = site._prefix
+                    idx = beam_idx.to(s.device)
+                    site._prefix = (s.index_select(0, idx), n.index_select(0, idx), length)
+            return out
+
+        cache.reorder_cache, cache._autonormify_follows = reorder_cache, self
+
+    @property
+    def top(self) -> StreamCall:
+        return self._stack[-1] if self._stack else StreamCall(source="none")
 
     @property
     def value(self) -> torch.Tensor | None:
-        return self._stack[-1] if self._stack else None
+        return self.top.mask
 
-    def push(self, mask: torch.Tensor | None) -> None:
-        self._stack.append(mask)
+    def push(self, call: StreamCall | torch.Tensor | None) -> None:
+        self._stack.append(call if isinstance(call, StreamCall) else StreamCall(call, "manual"))
 
     def pop(self) -> None:
         if self._stack:
             self._stack.pop()
 
 # %% ../../nbs/25_autonormify.ipynb #b29095b2
+def _pools(norm: nn.Module) -> bool:
+    "True for the layers whose output at a token depends on other tokens (they take the mask)."
+    return isinstance(norm, (AutoNorm, FiLMNorm))
+
+
+def _is_causal(norm: nn.Module) -> bool:
+    return isinstance(norm, CausalFiLMNorm) or bool(getattr(norm, "causal", False))
+
+
 class NormSite(nn.Module):
     "A converted site: `norm` on the old input seen as [B, N, d] (batch first, channels last)."
 
@@ -282,55 +338,222 @@ class NormSite(nn.Module):
             name,
         )
         self.mask = mask if mask is not None else PaddingMask()
-        self._forward_mask: torch.Tensor | None = None  # for activation checkpointing
+        self._forward_call: tuple = (None, 0)  # (mask, past) of the last forward, for checkpointing
+        self._prefix: tuple | None = None  # causal pooling: (Σ x·m [B, d], Σ m [B, 1], positions)
+        self._last_call, self._steps_before = -1, 0  # shared sites: the call, and the τ step before it
         norm.wrapped_site = True  # gated_sites names it by this site
+
+    def _call(self, mask: torch.Tensor | None) -> tuple[torch.Tensor | None, int, int | None]:
+        "(mask, cached positions, batch) this forward uses: the argument, the replay's, or the stream's."
+        if mask is not None:
+            return mask, 0, None
+        if in_checkpoint_recompute():
+            return (*self._forward_call, None)
+        call = self.mask.top
+        if call.source == "ambiguous":
+            raise ValueError(
+                f"site {self.name!r} is called directly by {call.entry!r}, which takes more than one"
+                " stream (e.g. encoder and decoder inputs), so its padding mask is ambiguous;"
+                " convert the parts one by one, or wrap the call in `with padding_mask(model, mask):`"
+            )
+        return call.mask, call.past, call.batch
+
+    def _tokens(self, xm: torch.Tensor, batch: int | None) -> torch.Tensor:
+        "xm [B, *tokens, d] as [B, N, d]; rows [B·T, d] (tokens flattened into the batch) regrouped."
+        if batch is not None and xm.shape[0] != batch:
+            if xm.ndim == 2 and xm.shape[0] % batch == 0:
+                return xm.reshape(batch, -1, xm.shape[-1])  # OPT: [B·T, d] → [B, T, d]
+            if _pools(self.norm) or isinstance(self.norm, GatedSite):
+                raise ValueError(
+                    f"site {self.name!r} sees {xm.shape[0]} rows on its batch axis (input"
+                    f" {tuple(xm.shape)}, batch_dim={self.batch_dim}) but the call has batch"
+                    f" {batch}; its per-sample gate would treat rows as samples: pass batch_dim="
+                    " the site's batch axis, or use a method without a gate (e.g. 'dyt')"
+                )
+        return xm.reshape(xm.shape[0], -1, xm.shape[-1])
+
+    def _aligned(self, mask: torch.Tensor, x3: torch.Tensor, past: int) -> torch.Tensor:
+        "The mask columns of the tokens this site sees: all of them, or the new ones of a cached step."
+        want = tuple(x3.shape[:2])
+        if past > 0 and tuple(mask.shape) == (want[0], past + want[1]):
+            return mask[:, past:]  # HF: the mask covers the cached prefix and the new tokens
+        if tuple(mask.shape) != want:
+            raise ValueError(
+                f"site {self.name!r}: padding mask of shape {tuple(mask.shape)} does not match its "
+                f"[batch, tokens] = {want} (batch_dim={self.batch_dim}, cached positions={past});"
+                " pass a [batch, tokens] mask or none"
+            )
+        return mask
+
+    def _pooled(self, x3: torch.Tensor, mask: torch.Tensor | None, past: int) -> torch.Tensor:
+        "A pooling norm on x3, carrying the causal running mean over a cached prefix (see above)."
+        causal = _is_causal(self.norm)
+        if past > 0 and not causal:
+            raise ValueError(
+                f"site {self.name!r} pools each sample's whole sequence (causal=False), and a cached"
+                f" step ({past} positions in the cache) shows it only the new token(s); call"
+                " generate(use_cache=False), or convert with causal=True for a decoder"
+            )
+        m = torch.ones(x3.shape[:2], dtype=x3.dtype, device=x3.device) if mask is None else mask.to(x3.dtype)
+        if past > 0:
+            if self._prefix is None or self._prefix[2] != past or self._prefix[0].shape[0] != x3.shape[0]:
+                seen = (
+                    "nothing"
+                    if self._prefix is None
+                    else f"{self._prefix[2]} positions of batch {self._prefix[0].shape[0]}"
+                )
+                raise ValueError(
+                    f"site {self.name!r}: a cached step at position {past} with batch {x3.shape[0]},"
+                    f" but this site saw {seen} since the sequence began; start from an empty cache"
+                    " (generate does), or run the whole sequence with use_cache=False"
+                )
+            s, n, _ = self._prefix  # the prefix enters as one token: its mean, weighted by its count
+            xin = torch.cat([(s / n.clamp_min(1.0)).to(x3.dtype)[:, None], x3], 1)
+            y = self.norm(xin, torch.cat([n.to(x3.dtype), m], 1))[:, 1:]
+        else:
+            y, s, n = self.norm(x3, mask), 0.0, 0.0
+        if causal and not in_checkpoint_recompute():
+            with torch.no_grad():
+                self._prefix = (
+                    s + (x3.detach() * m[..., None]).sum(1).float(),
+                    n + m.sum(1, keepdim=True).float(),
+                    past + x3.shape[1],
+                )
+        return y
+
+    @contextmanager
+    def _once_per_call(self):
+        """A site used more than once in one call (ALBERT shares its layers): the later uses run at the
+        first use's τ and add nothing to the epoch sums, so samples and τ steps count once per call."""
+        norm, call = self.norm, self.mask.calls
+        if not isinstance(norm, GatedSite) or in_checkpoint_recompute() or self.mask.depth == 0:
+            yield
+            return
+        repeat = call == self._last_call
+        self._last_call = call
+        steps = getattr(norm, "train_steps", None)
+        if not repeat:
+            self._steps_before = steps
+            yield
+            return
+        acc = (norm._acc_w_dyt, norm._acc_entropy, norm._acc_entropy_tau, norm._acc_n)
+        if steps is not None:
+            norm.train_steps = self._steps_before
+        try:
+            yield
+        finally:
+            norm._acc_w_dyt, norm._acc_entropy, norm._acc_entropy_tau, norm._acc_n = acc
+            if steps is not None:
+                norm.train_steps = steps
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         b, c = self.batch_dim % x.ndim, self.channel_dim % x.ndim
         moved = (b, c) != (0, x.ndim - 1)
         xm = torch.movedim(x, (b, c), (0, -1)) if moved else x  # [B, *tokens, d]
-        x3 = xm.reshape(xm.shape[0], -1, xm.shape[-1])  # [B, N, d]
-        if mask is None and in_checkpoint_recompute():
-            mask = self._forward_mask  # the replay's mask
-        elif mask is None:
-            mask = self.mask.value
+        mask, past, batch = self._call(mask)
+        x3 = self._tokens(xm, batch)  # [B, N, d]
+        if mask is not None:
+            mask = self._aligned(mask, x3, past)
         if not in_checkpoint_recompute():
-            self._forward_mask = mask
-        if mask is not None and tuple(mask.shape) != tuple(x3.shape[:2]):
-            raise ValueError(
-                f"site {self.name!r}: padding mask of shape {tuple(mask.shape)} does not match its "
-                f"[batch, tokens] = {tuple(x3.shape[:2])} (input {tuple(x.shape)}, "
-                f"batch_dim={self.batch_dim}); pass a [batch, tokens] mask or none"
-            )
-        y = self.norm(x3, mask).reshape(xm.shape)
+            self._forward_call = (mask, past)
+        with self._once_per_call():
+            y = self._pooled(x3, mask, past) if _pools(self.norm) else self.norm(x3, mask)
+        y = y.reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
 
     def extra_repr(self):
         return f"batch_dim={self.batch_dim}, channel_dim={self.channel_dim}"
 
 # %% ../../nbs/25_autonormify.ipynb #cfa5ef24
-def real_token_mask(name: str, mask: torch.Tensor) -> torch.Tensor:
-    "A call's padding argument as [B, N] booleans, True = real token."
+MASK_CONVENTIONS = {  # argument name → how its values read (see `keep_mask`)
+    "attention_mask": "hf",
+    "decoder_attention_mask": "hf",
+    "src_key_padding_mask": "torch",
+    "tgt_key_padding_mask": "torch",
+}
+PAD_BELOW = -1e4  # an additive mask's padding: −inf, finfo.min, or anything ≤ −10⁴ (older HF code)
+
+
+def _mask_values(mask: torch.Tensor) -> list[float]:
+    return torch.unique(mask.detach().float()).tolist()
+
+
+def keep_mask(mask: torch.Tensor, name: str = "mask", convention: str = "keep") -> torch.Tensor:
+    """A padding argument [B, N] as booleans [B, N], True = real token, read by its meaning.
+
+    convention "hf" (`attention_mask`): bool True / 1 = real, 0 = padding, as HF reads a 2-D mask
+    (nonzero = real); an additive float mask here would be read inverted by the model, so it is refused.
+    "torch" (`*_key_padding_mask`): bool True = padding; float additive, 0 = real, −inf = padding.
+    "keep" (`padding_mask`): bool True = real; 0/1 numbers, 1 = real; additive floats, 0 = real,
+    −inf (or ≤ −10⁴) = padding; an all-zero float mask reads both ways and is refused."""
+    check_type(name, mask, torch.Tensor, "a [batch, tokens] padding mask")
+    convention = check_choice("convention", convention, ("hf", "torch", "keep"))
+    forms = {
+        "hf": "bool (True = real) or 0/1 numbers (1 = real)",
+        "torch": "bool (True = padding) or an additive float mask (0 = real, -inf = padding)",
+        "keep": "bool (True = real), 0/1 numbers (1 = real) or an additive float mask"
+        " (0 = real, -inf = padding)",
+    }[convention]
     if mask.ndim != 2:
         raise ValueError(
             f"{name} has shape {tuple(mask.shape)}; the converted sites need a [batch, tokens] "
-            "padding mask (or none, or `padding_mask(model, mask)` around the call)"
+            f"padding mask ({forms}), or none, or `padding_mask(model, mask)` around the call"
         )
-    if name == "attention_mask":
-        return mask != 0  # HF: 1 = real, 0 = padding
-    return ~mask if mask.dtype == torch.bool else mask == 0  # torch: True / −inf = padding
+    if mask.dtype == torch.bool:
+        return ~mask if convention == "torch" else mask
+    vals = _mask_values(mask)
+    binary = set(vals) <= {0.0, 1.0}
+    additive = all(v == 0.0 or v <= PAD_BELOW for v in vals)  # NaN is neither
+    if not mask.is_floating_point():
+        if not binary or convention == "torch":
+            raise ValueError(
+                f"{name} is an integer mask with values {vals[:6]}; allowed: {forms}"
+            )
+        return mask != 0
+    if convention == "hf" and binary:
+        return mask != 0
+    if convention == "torch" and additive:
+        return mask == 0
+    if convention == "keep" and vals != [0.0] and (binary or additive):
+        return mask != 0 if binary else mask == 0
+    why = (
+        "; HF reads a 2-D attention_mask as nonzero = real, so the model itself would read this"
+        " additive mask inverted"
+        if convention == "hf" and additive
+        else "; all zeros reads as 'all real' (additive) or 'all padding' (0/1)"
+        if vals == [0.0]
+        else ""
+    )
+    raise ValueError(f"{name} is a float mask with values {vals[:6]}{why}; allowed: {forms}")
+
+
+def keys_from_attention_mask(mask: torch.Tensor, name: str = "attention_mask") -> torch.Tensor:
+    """Keep-mask [B, K] from a built attention mask [B, Q, K] or [B, H, Q, K] (bool: True = attend;
+    float: additive, 0 = attend): a key is real if some query may attend to it."""
+    if mask.ndim not in (3, 4):
+        raise ValueError(f"{name} has shape {tuple(mask.shape)}; expected [B, Q, K] or [B, H, Q, K]")
+    attend = mask if mask.dtype == torch.bool else mask > PAD_BELOW
+    return attend.reshape(attend.shape[0], -1, attend.shape[-1]).any(1)
+
+
+def real_token_mask(name: str, mask: torch.Tensor) -> torch.Tensor:
+    "A call's padding argument `name` as [B, N] booleans, True = real token (`keep_mask`)."
+    return keep_mask(mask, name, MASK_CONVENTIONS.get(name, "keep"))
 
 # %% ../../nbs/25_autonormify.ipynb #23b1061e
 @contextmanager
 def padding_mask(model: nn.Module, mask: torch.Tensor):
-    "Hand `mask` [B, N] (True = real token) to every site `autonormify` put in `model`."
+    """Hand `mask` [B, N] to every site `autonormify` put in `model` (bool True = real token, 0/1
+    numbers or an additive float mask, as `keep_mask` reads them); a call's own mask arguments still
+    win in the streams that receive one."""
     holders = list(
         {id(s.mask): s.mask for s in model.modules() if isinstance(s, NormSite)}.values()
     )
     if not holders:
         raise ValueError("padding_mask: the model has no site converted by autonormify")
+    keep = keep_mask(mask, "mask", "keep")
     for h in holders:
-        h.push(mask.bool())
+        h.push(StreamCall(keep, "manual", "padding_mask"))
     try:
         yield
     finally:
@@ -343,6 +566,20 @@ def is_causal_model(model: nn.Module) -> bool:
     if getattr(getattr(model, "config", None), "is_decoder", False) is True:
         return True
     return any(getattr(m, "is_causal", None) is True for m in model.modules())
+
+
+def stream_causal(model: nn.Module, path: str) -> bool:
+    """Default causal flag of the site at `path`, its stream's: False in an HF encoder–decoder's encoder
+    (`get_encoder()`), True in its decoder and in torch's `TransformerDecoder`; else `is_causal_model`."""
+    chain = [model] + [model.get_submodule(".".join(path.split(".")[: i + 1])) for i in range(path.count("."))]
+    for m in chain:
+        cfg = getattr(m, "config", None)
+        if getattr(cfg, "is_encoder_decoder", False) is True and callable(getattr(m, "get_encoder", None)):
+            enc = m.get_encoder()
+            return not any(a is enc for a in chain)
+    if any(isinstance(m, (nn.TransformerDecoder, nn.TransformerDecoderLayer)) for m in chain):
+        return True
+    return is_causal_model(model)
 
 # %% ../../nbs/25_autonormify.ipynb #36c6eb1a
 def site_names(paths: list[str]) -> dict[str, tuple[int, str]]:
@@ -370,16 +607,65 @@ def _torch_batch_first(m: nn.Module) -> bool | None:
     return None
 
 
-MASK_ARGUMENTS = ("attention_mask", "src_key_padding_mask")
+MASK_ARGUMENTS = tuple(MASK_CONVENTIONS)  # the padding arguments a stream's entry may take
+STREAM_INPUTS = {  # an argument that carries a stream's own input → the stream
+    "input_ids": "text",
+    "inputs_embeds": "text",
+    "pixel_values": "image",
+    "input_features": "audio",
+    "input_values": "audio",
+    "decoder_input_ids": "decoder",
+    "decoder_inputs_embeds": "decoder",
+    "src": "source",
+    "tgt": "target",
+}
+CACHE_ARGUMENTS = ("cache_position", "cache", "past_key_values")  # how a call says what is cached
 
-# %% ../../nbs/25_autonormify.ipynb #e935daf1
-class MaskFromCall:
-    "Forward pre-hook and hook of a converted model: share the call's padding mask with its sites."
 
-    def __init__(
-        self, holder: PaddingMask, signature: inspect.Signature | None, prefix_pooling: bool
-    ):
-        self.holder, self.signature, self.prefix_pooling = holder, signature, prefix_pooling
+def _signature(m: nn.Module) -> inspect.Signature | None:
+    try:
+        return inspect.signature(m.forward)
+    except (TypeError, ValueError):
+        return None
+
+
+def stream_entry(m: nn.Module) -> tuple[set[str], tuple[str, ...]] | None:
+    "(streams, padding arguments) of a module whose forward takes a stream's input, else None."
+    sig = _signature(m)
+    params = set(sig.parameters) if sig else set()
+    streams = {STREAM_INPUTS[p] for p in params if p in STREAM_INPUTS}
+    if not streams:
+        return None
+    return streams, tuple(a for a in MASK_ARGUMENTS if a in params)
+
+
+def _past_length(a: dict) -> int:
+    "Positions already cached before this call, from `cache_position` or the cache object."
+    cp = a.get("cache_position")
+    if isinstance(cp, torch.Tensor) and cp.numel():
+        return int(cp.reshape(-1)[0])
+    for name in ("cache", "past_key_values"):
+        c = a.get(name)
+        if c is not None and callable(getattr(c, "get_seq_length", None)):
+            return int(c.get_seq_length())
+        if isinstance(c, (tuple, list)) and c and isinstance(c[0], (tuple, list)) and c[0]:
+            return int(c[0][0].shape[-2])  # legacy tuples: [B, heads, past, d_head]
+    return 0
+
+
+class StreamEntry:
+    """Forward pre-hook and hook of one stream's entry: tell the sites below it the call's padding
+    mask, cached positions and batch (the innermost running entry wins; see the rule above)."""
+
+    def __init__(self, holder: PaddingMask, module: nn.Module, name: str, top: bool = False):
+        self.holder, self.name, self.signature = holder, name or "<model>", _signature(module)
+        entry = stream_entry(module)
+        streams = entry[0] if entry else set()
+        params = set(self.signature.parameters) if self.signature else set()
+        self.mask_args = tuple(a for a in MASK_ARGUMENTS if a in params)
+        self.multi = len(streams) > 1 or len(self.mask_args) > 1
+        self.is_entry = entry is not None or top
+        self.batch_first = _torch_batch_first(module)
 
     def _arguments(self, args, kwargs) -> dict:
         try:
@@ -395,28 +681,72 @@ class MaskFromCall:
                 bound = {**v, **bound}  # **kwargs of the forward
         return {**bound, **kwargs}
 
+    def _batch(self, a: dict, mask: torch.Tensor | None) -> int | None:
+        if mask is not None:
+            return int(mask.shape[0])
+        for p in STREAM_INPUTS:
+            t = a.get(p)
+            if isinstance(t, torch.Tensor) and t.ndim >= 2:
+                return int(t.shape[0 if self.batch_first in (None, True) or t.ndim < 3 else 1])
+        return None
+
     def pre(self, module, args, kwargs):
-        self.holder.push(self.holder.value)  # popped by `post`, always
-        a = self._arguments(args, kwargs)
-        cache = a.get("past_key_values")
-        if (
-            self.prefix_pooling
-            and cache is not None
-            and (getattr(cache, "get_seq_length", lambda: 1)() > 0)
-        ):
-            raise ValueError(
-                "autonormify: causal sites pool the token prefix, and a call with past_key_values "
-                "shows them only the new tokens; run the whole sequence (past_key_values=None, "
-                "use_cache=False)"
+        self.holder.calls += self.holder.depth == 0  # a new outermost call
+        self.holder.depth += 1
+        a, top = self._arguments(args, kwargs), self.holder.top
+        given = [n for n in MASK_ARGUMENTS if isinstance(a.get(n), torch.Tensor)]
+        past = _past_length(a)
+        for n in ("cache", "past_key_values"):
+            if a.get(n) is not None:
+                self.holder.follow_cache(a[n])  # beam search reorders it: the running means follow
+        if self.multi:  # its own sites could belong to either stream; its parts push their own
+            keep_manual = top.source == "manual"
+            self.holder.push(replace(top) if keep_manual else StreamCall(None, "ambiguous", self.name))
+            return
+        name = next((n for n in self.mask_args if n in given), given[0] if given else None)
+        mask = a.get(name) if name else None
+        if mask is not None and mask.ndim >= 3:  # a mask the model built: its caller's mask says more
+            if top.source in ("call", "manual"):
+                self.holder.push(replace(top, entry=self.name, past=max(past, top.past)))
+                return
+            mask = keys_from_attention_mask(mask, name)
+        elif mask is not None:
+            mask = real_token_mask(name, mask)
+        inherit = top.source == "manual" or (not self.mask_args and top.source != "ambiguous")
+        if mask is None and inherit:  # no padding argument (embeddings), or one by hand: the caller's
+            self.holder.push(
+                replace(top, entry=self.name, past=max(past, top.past), batch=top.batch or self._batch(a, None))
             )
-        for name in MASK_ARGUMENTS:
-            if isinstance(a.get(name), torch.Tensor):
-                self.holder.pop()
-                self.holder.push(real_token_mask(name, a[name]))
-                break
+        else:
+            self.holder.push(StreamCall(mask, "call", self.name, past, self._batch(a, mask)))
 
     def post(self, module, args, kwargs, output):
+        self.holder.depth = max(0, self.holder.depth - 1)
         self.holder.pop()
+
+# %% ../../nbs/25_autonormify.ipynb #e935daf1
+def _stream_entries(model: nn.Module, paths: list[str]) -> list[tuple[str, nn.Module]]:
+    """The modules to hook: the model and every stream entry with a site below it. Refuses (before
+    any change) sites whose innermost entry takes more than one stream."""
+    entries = [("", model)] + [
+        (p, m)
+        for p, m in model.named_modules()
+        if p and stream_entry(m) is not None and any(s.startswith(p + ".") for s in paths)
+    ]
+    multi = {p for p, m in entries if StreamEntry(PaddingMask(), m, p, top=not p).multi}
+    bad = []
+    for s in paths:
+        owner = max((p for p, _ in entries if not p or s.startswith(p + ".")), key=len)
+        if owner in multi:
+            bad.append(f"{s!r} (called by {owner or '<model>'!r})")
+    if bad:
+        raise ValueError(
+            f"autonormify changed nothing: {len(bad)} site(s) sit directly in a module that takes"
+            f" more than one stream, so their padding mask is ambiguous: {', '.join(bad[:4])};"
+            " convert the parts one by one (e.g. autonormify(model.encoder)), or pass the mask"
+            " with `with padding_mask(model, mask):`"
+        )
+    return entries
 
 # %% ../../nbs/25_autonormify.ipynb #b91185d5
 @dataclass
@@ -508,21 +838,23 @@ def _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw) -> tup
     swaps, sites = [], []
     for path, m, spec in plan:
         dtype, device = _tensor_home(m, model)
-        new, kept = build_replacement(spec, method, causal, copy_affine, dtype, device, **kw)
+        site_causal = stream_causal(model, path) if causal is None else causal
+        new, kept = build_replacement(spec, method, site_causal, copy_affine, dtype, device, **kw)
+        new.train(m.training)  # autonormify(model.eval()) gives sites in eval mode
         bd = _site_batch_dim(model, path, batch_dim)
         if spec.channel_dim >= 0 and bd == spec.channel_dim:
             raise ValueError(f"autonormify: batch_dim={bd} is the channel axis of {path!r}")
         layer, role = names[path]
         layer, role = int(getattr(m, "layer_index", layer)), str(getattr(m, "site_role", role))
         new.layer_index, new.site_role = layer, role
-        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path)))
+        swaps.append((path, NormSite(new, bd, spec.channel_dim, holder, path).train(m.training)))
         sites.append(ConvertedSite(path, type(m).__name__, type(new).__name__, spec.kind, layer, role, spec.dim,
-                                   bd, spec.channel_dim, causal, kept))
+                                   bd, spec.channel_dim, site_causal, kept))
     return swaps, sites
 
 # %% ../../nbs/25_autonormify.ipynb #bba2ab26
-def _swap_in(model: nn.Module, swaps: list, method: str, causal: bool) -> nn.Module:
-    "Step 3, swap: put the sites in, switch off torch's paths that bypass them, hook the padding mask."
+def _swap_in(model: nn.Module, swaps: list, entries: list) -> nn.Module:
+    "Step 3, swap: put the sites in, switch off torch's paths that bypass them, hook the streams."
     if swaps[0][0] == "":
         return swaps[0][1]  # the model was itself a norm
     for path, site in swaps:
@@ -535,17 +867,18 @@ def _swap_in(model: nn.Module, swaps: list, method: str, causal: bool) -> nn.Mod
             m.activation_relu_or_gelu = 0  # torch's fused path reads norm1.weight
         if isinstance(m, nn.TransformerEncoder):
             m.use_nested_tensor = False  # nested tensors: not for our norms
-    try:
-        sig = inspect.signature(model.forward)
-    except (TypeError, ValueError):
-        sig = None
-    pooling = causal and method in ("autonorm", "film")
-    hook = MaskFromCall(swaps[0][1].mask, sig, pooling)
-    model.register_forward_pre_hook(hook.pre, with_kwargs=True)
-    model.register_forward_hook(hook.post, with_kwargs=True, always_call=True)
+    holder = swaps[0][1].mask
+    holder.sites = [site for _, site in swaps]
+    for path, m in entries:
+        hook = StreamEntry(holder, m, path, top=not path)
+        m.register_forward_pre_hook(hook.pre, with_kwargs=True)
+        m.register_forward_hook(hook.post, with_kwargs=True, always_call=True)
     return model
 
 # %% ../../nbs/25_autonormify.ipynb #c8ef1b5d
+_OTHER_NORMS = (nn.GroupNorm, nn.modules.batchnorm._BatchNorm, nn.modules.instancenorm._InstanceNorm)
+
+
 def autonormify(
     model: nn.Module,
     method: str = "autonorm",
@@ -560,8 +893,9 @@ def autonormify(
     """Replace every norm site of `model` by `method`'s layer, atomically; return (model, sites).
 
     targets: "layernorm" (nn.LayerNorm and ours), "rmsnorm" (nn.RMSNorm, ours, and look-alikes);
-    rules: {exact class: fn(module) -> NormSpec or None}; causal: None = ask the model
-    (`is_causal_model`); batch_dim: None = torch's `batch_first` where present, else 0;
+    rules: {exact class: fn(module) -> NormSpec or None}; causal: None = each site its stream's
+    (`stream_causal`: an encoder–decoder's encoder not, its decoder yes; else `is_causal_model`);
+    batch_dim: None = torch's `batch_first` where present, else 0;
     **kw go to the new layers (e.g. tau=1.0).
     Pretrained γ, β (copy_affine=True): layernorm/frozen_ln keep γ, β; rmsnorm keeps γ (drops β);
     dyt/frozen_dyt put them in DyT's γ, b; autonorm/random in both branches (LN and DyT); film in
@@ -580,7 +914,7 @@ def autonormify(
             raise ValueError(
                 f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
             )
-    causal = is_causal_model(model) if causal is None else bool(causal)
+    causal = None if causal is None else bool(causal)  # None: each site its stream's (stream_causal)
     plan, skipped_rms = _plan_sites(model, targets, rules)                       # 1. every site, or why not
     swaps, sites = _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw)   # 2. may raise
     if skipped_rms:
@@ -589,4 +923,11 @@ def autonormify(
             f" ({', '.join(skipped_rms[:3])}...); pass targets=('layernorm', 'rmsnorm') to convert"
             " them"
         )
-    return _swap_in(model, swaps, method, causal), sites                          # 3. only now: swap
+    entries = _stream_entries(model, [p for p, _ in swaps])                      # 2b. may refuse
+    other = [f"{p} ({type(m).__name__})" for p, m in model.named_modules() if isinstance(m, _OTHER_NORMS)]
+    if other:
+        warnings.warn(
+            f"autonormify left {len(other)} other norm(s) unchanged ({', '.join(other[:3])}...):"
+            " they normalize over the batch or over groups of channels, not one token's channels"
+        )
+    return _swap_in(model, swaps, entries), sites                                # 3. only now: swap
