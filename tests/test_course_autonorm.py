@@ -247,7 +247,7 @@ def test_checks_section_collapsed_and_references_close_the_lesson(lesson):
     assert "references" in tags(cs[-1]) and source(cs[-1]).startswith("## References"), lesson.name
 
 
-INTERNAL = re.compile(r"IN_TEST|papermill|test runner|test harness|being revised|-p device|nbdev|\bCI\b")
+from test_course import INTERNAL   # one rule for every lesson
 
 
 @pytest.mark.parametrize("lesson", MINE, ids=lambda p: p.stem)
@@ -271,15 +271,7 @@ def test_the_internal_pattern_catches_a_gpu_command_and_a_status_line():
     assert not INTERNAL.search("the experiment's notebook, in the appendix")
 
 
-PAGES = MINE + [COURSE / "glossary.ipynb", COURSE / "bibliography.ipynb",
-                COURSE.parent / "explorers.ipynb", COURSE.parent / "index.ipynb"]
-
-
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
-def test_code_lines_fit_the_site_column(page):
-    long = [(i, len(ln)) for i, c in enumerate(cells(page)) if c["cell_type"] == "code"
-            for ln in source(c).splitlines() if len(ln) > 88]
-    assert not long, f"{page.name}: code lines over 88 characters (cell, length): {long}"
+# Code width (≤ 88 characters) for these pages: tests/test_page_checks.py (web.checks).
 
 
 # ---------------------------------------------------------------- progress()
