@@ -24,7 +24,7 @@ What is found, and how:
 
 # %% ../../nbs/71_docsite.ipynb #2ae92ad4
 from __future__ import annotations
-import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, re, shutil, subprocess, sys, tempfile, time
 try: import tomllib                   # Python >= 3.11
 except ModuleNotFoundError: import tomli as tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -34,14 +34,15 @@ import nbformat
 
 from ..core.cli import run_cli
 from ..core.validation import check_choice, check_int
-from ..core.files import atomic_write_text
+from ..core.files import OWNER_MARKER, atomic_write_json, atomic_write_text, folder_owner, owned_folder
 from ..core.notebooks import default_kernel, notebook_parameters
 
 # %% auto #0
-__all__ = ['DEMO_ONLY', 'SECTION_TITLES', 'WIDGET_VIEW', 'LIVE_NOTE', 'DIRECTIVE', 'CONF_PY', 'repository_url', 'launch_links',
-           'notebook_text', 'course_order', 'library_notebooks', 'site_sections', 'code_cells', 'same_code', 'ran_from',
-           'demo_copy', 'source_key', 'execute', 'executed_notebooks', 'widget_models', 'widget_snapshot',
-           'page_notebook', 'module_page', 'toctree', 'figures_page', 'build_site', 'docs_parser', 'docs_main']
+__all__ = ['DEMO_ONLY', 'SECTION_TITLES', 'WIDGET_VIEW', 'LIVE_NOTE', 'DIRECTIVE', 'CONF_PY', 'DOCS_OWNER', 'repository_url',
+           'launch_links', 'notebook_text', 'course_order', 'library_notebooks', 'site_sections', 'code_cells',
+           'same_code', 'ran_from', 'demo_copy', 'source_key', 'execute', 'executed_notebooks', 'widget_models',
+           'widget_snapshot', 'page_notebook', 'module_page', 'toctree', 'figures_page', 'staging_folder',
+           'publish_site', 'fresh_owned', 'build_site', 'docs_parser', 'docs_main']
 
 # %% ../../nbs/71_docsite.ipynb #3e67566f
 def repository_url(pyproject: str | Path = "pyproject.toml") -> str:
@@ -330,21 +331,62 @@ def figures_page(figures: list[dict]) -> str:
                   ' loading="lazy"></iframe>', ""]
     return "\n".join(lines)
 
+# %% ../../nbs/71_docsite.ipynb #3e464744
+DOCS_OWNER = "autonorm-docs"               # the owner the marker of every folder the build makes names
+
+def staging_folder(out: Path) -> Path:
+    "A new empty folder beside `out` for the site being built (a clear error if its parent is not writable)."
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=parent))
+    except PermissionError as e:
+        raise PermissionError(f"cannot write in {parent.resolve()} (the folder of --out {out}): {e.strerror}; "
+                              "choose an --out in a folder you can write") from None
+
+# %% ../../nbs/71_docsite.ipynb #81bb1520
+def publish_site(built: Path, out: Path) -> Path:
+    "Put the finished site `built` (a sibling of `out`) at `out`: swapped in if `out` is ours, else added to it."
+    atomic_write_json(built / OWNER_MARKER, {"owner": DOCS_OWNER})
+    if not out.exists() or folder_owner(out) == DOCS_OWNER:
+        old = out.with_name(f".{out.name}.old-{os.getpid()}") if out.exists() else None
+        if old is not None: os.rename(out, old)
+        try:
+            os.rename(built, out)
+        except BaseException:
+            if old is not None: os.rename(old, out)        # put the previous site back
+            raise
+        if old is not None: shutil.rmtree(old)            # ours (it carried our marker), now replaced
+        return out
+    # someone else's folder, and the caller passed force: add the pages, delete nothing, leave it unmarked
+    shutil.copytree(built, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(OWNER_MARKER))
+    shutil.rmtree(built)
+    return out
+
+# %% ../../nbs/71_docsite.ipynb #4428d056
+def fresh_owned(path: Path) -> Path:
+    "`path` as an empty folder of ours: made, or emptied only if our marker is in it; a non-empty foreign one is refused."
+    if path.exists() and not path.is_symlink() and path.is_dir() and folder_owner(path) == DOCS_OWNER:
+        shutil.rmtree(path)
+    return owned_folder(path, DOCS_OWNER)
+
 # %% ../../nbs/71_docsite.ipynb #58d48e25
 def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Path = "runs/demo",
                build: str | Path = "build/docs", pyproject: str | Path = "pyproject.toml",
                sections: dict[str, list[str]] | None = None, figures: str = "full", quick: bool = False,
-               workers: int = 2, api: bool = True, log=print) -> dict:
+               workers: int = 2, api: bool = True, force: bool = False, log=print) -> dict:
     "Build the static site into `out`; return {pages, out, seconds, bytes, figures} (see the module docs)."
     check_choice("figures", figures, ["full", "small", "none"])
     check_int("workers", workers, 1)
+    if not isinstance(force, bool): raise TypeError(f"force={force!r} must be True or False")
     from autonorm_explorer.web.figures import write_webfigures
     t0 = time.perf_counter()
     nbs, build, out = Path(nbs), Path(build), Path(out)
     repo = repository_url(pyproject)
     sections = site_sections(nbs) if sections is None else sections
-    src = build / "src"
-    shutil.rmtree(src, ignore_errors=True)
+    owned_folder(out, DOCS_OWNER, force)                # refused now, before any notebook runs, if not ours
+    owned_folder(build, DOCS_OWNER, force)
+    src = fresh_owned(build / "src")
     (src / "_extra" / "figures").mkdir(parents=True)
     rels = ["index.ipynb"] + [r for s in sections.values() for r in s if r.endswith(".ipynb")]
     texts = [r for s in sections.values() for r in s if r.endswith(".md")]    # Markdown pages: copied as they are
@@ -375,14 +417,18 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     project = tomllib.loads(Path(pyproject).read_text())["project"]["name"]
     atomic_write_text(src / "conf.py", CONF_PY.format(project=project, repo=repo, branch="main"))
     t1 = time.perf_counter()
-    shutil.rmtree(out, ignore_errors=True)
-    logfile = build / "sphinx.log"
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "-d", str(build / "doctrees"),
-                        str(src), str(out)], capture_output=True, text=True)
-    logfile.write_text(r.stdout + r.stderr)
-    if r.returncode != 0:
-        tail = (r.stdout + r.stderr)[-3000:]
-        raise RuntimeError(f"sphinx-build failed (exit {r.returncode}); log: {logfile}\n{tail}")
+    logfile, staged = build / "sphinx.log", staging_folder(out)
+    try:
+        r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "-d",
+                            str(build / "doctrees"), str(src), str(staged)], capture_output=True, text=True)
+        logfile.write_text(r.stdout + r.stderr)
+        if r.returncode != 0:
+            tail = (r.stdout + r.stderr)[-3000:]
+            raise RuntimeError(f"sphinx-build failed (exit {r.returncode}); the previous site in {out} is "
+                               f"unchanged; log: {logfile}\n{tail}")
+        publish_site(staged, out)
+    finally:
+        if staged.exists(): shutil.rmtree(staged)          # ours, made above: a failed build leaves nothing
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     summary = dict(out=out.resolve(), pages=sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")),
                    seconds=time.perf_counter() - t0, sphinx_seconds=time.perf_counter() - t1, bytes=size,
@@ -401,12 +447,15 @@ def docs_parser() -> argparse.ArgumentParser:
     ap.add_argument("--figures", default="full", choices=["full", "small", "none"], help="grid of the movable figures")
     ap.add_argument("--quick", action="store_true", help="run missing notebooks with IN_TEST=1 (smaller)")
     ap.add_argument("--workers", type=int, default=2, help="notebooks executed at once (default: 2)")
+    ap.add_argument("--force", action="store_true",
+                    help="add the pages to an --out or --build folder autonorm-docs did not make (nothing is deleted)")
     return ap
 
 # %% ../../nbs/71_docsite.ipynb #690001f1
 def _build(a: argparse.Namespace) -> int:
     "Build the site as `a` says."
-    build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers)
+    build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers,
+               force=a.force)
     return 0
 
 # %% ../../nbs/71_docsite.ipynb #690001s1
