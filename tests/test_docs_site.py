@@ -7,7 +7,7 @@ test sizes (IN_TEST=1) and the movable figures on their small grid; the tutorial
 left out (make docs adds them, reusing make demo). Screenshots go to tests/artifacts/ (gitignored).
 Skipped only when chromium or playwright is missing and CI is not "true".
 """
-import json, re
+import json, os, re, subprocess
 from pathlib import Path
 
 import nbformat
@@ -127,3 +127,80 @@ def test_kernel_free_figures_in_chromium(site):
         page.screenshot(path=ARTIFACTS / "site_api_widgets.png", full_page=False)
         page.goto((site["out"] / "index.html").as_uri())
         page.screenshot(path=ARTIFACTS / "site_index_page.png", full_page=False)
+
+
+# ---- autonorm-docs never destroys: small builds of a one-page site (no notebook runs: its executed copy is given)
+
+def _tiny_project(tmp: Path) -> dict:
+    "An nbs/ with a one-cell landing notebook and a 'make demo' folder holding its executed copy (nothing to run)."
+    nbs, demo = tmp / "nbs", tmp / "demo" / "notebooks"
+    nbs.mkdir(parents=True)
+    demo.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Tiny\n\nA page.")])
+    nbformat.write(nb, nbs / "index.ipynb")
+    nb.metadata["papermill"] = {"input_path": str(nbs / "index.ipynb")}
+    nbformat.write(nb, demo / "index.ipynb")
+    return dict(nbs=nbs, demo=tmp / "demo", build=tmp / "build", pyproject=ROOT / "pyproject.toml", sections={},
+                figures="none", api=False, log=lambda *a: None)
+
+
+def test_docs_refuses_a_folder_it_did_not_make_and_a_link(tmp_path):
+    from autonorm_explorer.web.site import build_site
+    kw = _tiny_project(tmp_path)
+    mine = tmp_path / "my_website"
+    mine.mkdir()
+    (mine / "index.html").write_text("a user's page")
+    with pytest.raises(FileExistsError, match="my_website is not empty and was not made by autonorm-docs"):
+        build_site(out=mine, **kw)
+    assert [p.name for p in mine.iterdir()] == ["index.html"] and (mine / "index.html").read_text() == "a user's page"
+    assert not kw["build"].exists(), "refused only after it had started working"
+    (tmp_path / "link").symlink_to(mine)
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        build_site(out=tmp_path / "link", **kw)
+    theirs = tmp_path / "their_build"
+    theirs.mkdir()
+    (theirs / "data.csv").write_text("1,2")
+    with pytest.raises(FileExistsError, match="their_build is not empty"):
+        build_site(out=tmp_path / "site", **{**kw, "build": theirs})
+    assert [p.name for p in theirs.iterdir()] == ["data.csv"]
+    with pytest.raises(TypeError, match="force='yes'"):
+        build_site(out=tmp_path / "site", force="yes", **kw)
+
+
+def test_docs_read_only_parent_is_a_clear_error(tmp_path, monkeypatch):
+    from autonorm_explorer.web import site as web_site
+    parent = tmp_path / "ro"
+    parent.mkdir()
+    if os.geteuid() == 0:           # root writes through any mode bits: the refusal the kernel would give, raised
+        def refuse(*a, **k): raise PermissionError(13, "Permission denied")
+        monkeypatch.setattr(web_site.tempfile, "mkdtemp", refuse)
+    else:
+        parent.chmod(0o500)
+    try:
+        with pytest.raises(PermissionError, match=r"cannot write in .*ro \(the folder of --out .*site\)"):
+            web_site.staging_folder(parent / "site")
+    finally:
+        parent.chmod(0o700)
+
+
+def test_docs_second_build_replaces_its_own_site_and_a_failed_build_keeps_it(tmp_path, monkeypatch):
+    from autonorm_explorer.web import site as web_site
+    from autonorm_explorer.core.files import folder_owner
+    kw, out = _tiny_project(tmp_path), tmp_path / "site"
+    web_site.build_site(out=out, **kw)
+    assert folder_owner(out) == "autonorm-docs" and (out / "index.html").exists()
+    (out / "stale.html").write_text("a page an earlier build wrote")
+    web_site.build_site(out=out, **kw)                                    # its own folder: replaced whole
+    assert (out / "index.html").exists() and not (out / "stale.html").exists()
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    real_run = subprocess.run
+    def sphinx_fails(cmd, **k):     # Sphinx writes its whole output, then exits 1 (as a late error would)
+        r = real_run(cmd, **k)
+        return subprocess.CompletedProcess(r.args, 1, r.stdout, r.stderr + "\nsimulated late failure")
+    monkeypatch.setattr(web_site.subprocess, "run", sphinx_fails)
+    with pytest.raises(RuntimeError, match="the previous site in .* is unchanged"):
+        web_site.build_site(out=out, **kw)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before, "a failed build changed the previous site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "demo", "nbs", "site"], "staging left behind"
+    # (--force on someone else's folder adds and deletes nothing: publish_site's test in nbs/71_docsite.ipynb)

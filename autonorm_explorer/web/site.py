@@ -331,7 +331,7 @@ def figures_page(figures: list[dict]) -> str:
                   ' loading="lazy"></iframe>', ""]
     return "\n".join(lines)
 
-# %% ../../nbs/71_docsite.ipynb #3e464744
+# %% ../../nbs/71_docsite.ipynb #2d5f8c30
 DOCS_OWNER = "autonorm-docs"               # the owner the marker of every folder the build makes names
 
 def staging_folder(out: Path) -> Path:
@@ -344,7 +344,7 @@ def staging_folder(out: Path) -> Path:
         raise PermissionError(f"cannot write in {parent.resolve()} (the folder of --out {out}): {e.strerror}; "
                               "choose an --out in a folder you can write") from None
 
-# %% ../../nbs/71_docsite.ipynb #81bb1520
+# %% ../../nbs/71_docsite.ipynb #0ebe3a79
 def publish_site(built: Path, out: Path) -> Path:
     "Put the finished site `built` (a sibling of `out`) at `out`: swapped in if `out` is ours, else added to it."
     atomic_write_json(built / OWNER_MARKER, {"owner": DOCS_OWNER})
@@ -363,7 +363,7 @@ def publish_site(built: Path, out: Path) -> Path:
     shutil.rmtree(built)
     return out
 
-# %% ../../nbs/71_docsite.ipynb #4428d056
+# %% ../../nbs/71_docsite.ipynb #0012b302
 def fresh_owned(path: Path) -> Path:
     "`path` as an empty folder of ours: made, or emptied only if our marker is in it; a non-empty foreign one is refused."
     if path.exists() and not path.is_symlink() and path.is_dir() and folder_owner(path) == DOCS_OWNER:
@@ -420,13 +420,13 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     logfile, staged = build / "sphinx.log", staging_folder(out)
     try:
         r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "-d",
-                            str(build / "doctrees"), str(src), str(staged)], capture_output=True, text=True)
+                            str(build / "doctrees"), str(src), str(staged / "html")], capture_output=True, text=True)
         logfile.write_text(r.stdout + r.stderr)
         if r.returncode != 0:
             tail = (r.stdout + r.stderr)[-3000:]
             raise RuntimeError(f"sphinx-build failed (exit {r.returncode}); the previous site in {out} is "
                                f"unchanged; log: {logfile}\n{tail}")
-        publish_site(staged, out)
+        publish_site(staged / "html", out)
     finally:
         if staged.exists(): shutil.rmtree(staged)          # ours, made above: a failed build leaves nothing
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
