@@ -302,8 +302,8 @@ def jacobian_figure(width: int = 64, depth: int = 48, betas=(0.1, 0.25, 0.5, 1.0
     return dict(
         title="Jacobian effective rank through depth",
         caption=("Pick a placement, then move β. Look at where the blue curve ends at the last block: Post-Norm keeps "
-                 "losing rank because its ρ_ℓ (right) stays flat, Pre-Norm levels off because its ρ_ℓ falls like "
-                 "1/√ℓ (dotted). Then switch the branch to one matrix."),
+                 "losing rank because its ρ<sub>ℓ</sub> (right) stays flat, Pre-Norm levels off because its "
+                 "ρ<sub>ℓ</sub> falls like ρ<sub>1</sub>/√ℓ (dotted). Then switch the branch to one matrix."),
         grid=(f"Precomputed: {len(placements)} placements × {len(betas)} β × {len(branches)} branch shapes × "
               f"{len(activations)} activations = {len(erank)} networks of width d = {width} and depth L = {depth}, "
               f"seed {seed}, one Jacobian input, float64 (rank_profile)."),
@@ -315,8 +315,9 @@ def jacobian_figure(width: int = 64, depth: int = 48, betas=(0.1, 0.25, 0.5, 1.0
         series=[dict(name="Jacobian erank/d", panel=0, dims=dims, color="tab:blue", x=list(range(depth + 1)),
                      data=erank),
                 dict(name="ρ_ℓ", panel=1, dims=dims, color="tab:orange", x=ells.tolist(), data=ratio),
-                dict(name="∝ 1/√ℓ", panel=1, dims=[], color="tab:gray", dash="3,3", width=1.5, x=ells.tolist(),
-                     data={"": round_sig(rmax / np.sqrt(ells))})],
+                # the reference starts where the shown ρ_ℓ starts (ρ_1/√ℓ): it is compared with that curve
+                dict(name="ρ₁/√ℓ", panel=1, dims=dims, color="tab:gray", dash="3,3", width=1.5, x=ells.tolist(),
+                     data={k: round_sig(r[0] / np.sqrt(ells)) for k, r in ratio.items()})],
         readout=dict(dims=dims, data=readout))
 
 # %% ../../nbs/70_webfigures.ipynb #9dd32c55
