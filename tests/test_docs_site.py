@@ -13,7 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from browser_support import ARTIFACTS, chromium, need_browser
+from browser_support import (ARTIFACTS, broken_internal_links, chromium, need_browser, offline, page_problems,
+                             raw_tex, watch)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,12 +23,24 @@ pytestmark = [pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    "A site built from the landing notebook, every course notebook and the explorers notebook."
+    "A site built from the landing notebook, every course notebook, the explorers and a report of a small sweep."
+    from autonorm_explorer.core.notebooks import run_notebook
     from autonorm_explorer.web.site import build_site, site_sections
+    from test_report_rules import REPORT, gate_rows, write_cell
     tmp = tmp_path_factory.mktemp("docs")
+    sweep = tmp / "sweep"                  # the report of a hand-written two-seed sweep, as make demo would leave it
+    vision = dict(task="image_classification", epochs=2, train_size=1000, test_size=200, num_classes=10)
+    for seed in (0, 1):
+        write_cell(sweep, "fashion_mnist", "frozen_ln", seed, dict(vision, test_accuracy=0.8 + 0.01 * seed))
+        write_cell(sweep, "fashion_mnist", "autonorm", seed, dict(vision, test_accuracy=0.81 + 0.01 * seed),
+                   gate_rows(0.3, 0.2))
+    (tmp / "demo" / "notebooks").mkdir(parents=True)
+    run_notebook(REPORT, tmp / "demo" / "notebooks" / "report.ipynb", {"sweep_dir": str(sweep),
+                                                                        "out_dir": str(tmp / "report")})
     sections = site_sections(ROOT / "nbs")
-    small = dict(course=sections["course"], explorers=sections["explorers"], tutorials=[], reproduction=[])
-    summary = build_site(out=tmp / "site", nbs=ROOT / "nbs", demo=tmp / "no-demo", build=tmp / "build",
+    small = dict(course=sections["course"], explorers=sections["explorers"], tutorials=[],
+                 reproduction=sections["reproduction"])
+    summary = build_site(out=tmp / "site", nbs=ROOT / "nbs", demo=tmp / "demo", build=tmp / "build",
                          pyproject=ROOT / "pyproject.toml", sections=small, figures="small", quick=True,
                          workers=1)   # one kernel start at a time: two at once stalled here now and then
     executed = {rel: nbformat.read(tmp / "build" / "executed" / rel, as_version=4)
@@ -204,3 +217,96 @@ def test_docs_second_build_replaces_its_own_site_and_a_failed_build_keeps_it(tmp
     assert after == before, "a failed build changed the previous site"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "demo", "nbs", "site"], "staging left behind"
     # (--force on someone else's folder adds and deletes nothing: publish_site's test in nbs/71_docsite.ipynb)
+
+
+# ---- every page of the site in Chromium, offline: file:// and served
+
+def site_pages(out: Path) -> list[Path]:
+    "Every HTML page of a built site (not the theme's or MathJax's own files, not the kernel-free figures)."
+    return sorted(p for p in out.rglob("*.html") if not {"_static", "figures", "jupyter_execute"} & set(p.parts))
+
+
+def problems_of(rep: dict) -> list[str]:
+    "What is wrong with a page, from its `page_problems` report (empty: nothing)."
+    out = [f"{k}: {rep[k][:5]}" for k in ("raw_tex", "broken_links", "broken_images", "console_errors",
+                                          "failed_requests") if rep.get(k)]
+    if rep.get("mathjax_errors"): out.append(f"{rep['mathjax_errors']} formulas MathJax could not read")
+    if rep["overflow"]["box"] > 0 or rep["overflow"]["page"] > 0:
+        out.append(f"the main column scrolls sideways at 1280 px ({rep['overflow']})")
+    return out
+
+
+NEGATIVE = {
+    "raw_tex.html": "<p>Its rank is $\\operatorname{rank}(A)$ and \\(x\\).</p>",
+    "broken_link.html": "<p><a href='no_such_page.html'>gone</a> <a href='#nowhere'>here</a></p>",
+    "wide_code.html": "<pre style='overflow:visible;white-space:pre'>" + "x = 1; " * 60 + "</pre>",
+}
+
+
+@pytest.mark.browser
+def test_the_page_checker_flags_raw_tex_a_broken_link_and_a_wide_line(tmp_path):
+    "Negative controls: each synthetic page has one fault, and the checker names exactly that one."
+    need_browser()
+    for name, body in NEGATIVE.items():
+        (tmp_path / name).write_text(f"<!doctype html><html><body><main>{body}</main></body></html>")
+    (tmp_path / "fine.html").write_text("<!doctype html><html><body><main><p id='a'>x<sub>1</sub></p>"
+                                        "<a href='#a'>a</a></main></body></html>")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        offline(page)
+        seen = watch(page)
+        found = {p.name: problems_of(page_problems(page, p.as_uri(), p, seen)) for p in sorted(tmp_path.glob("*.html"))}
+    assert found["fine.html"] == [], found
+    assert len(found["raw_tex.html"]) == 1 and found["raw_tex.html"][0].startswith("raw_tex"), found
+    assert len(found["broken_link.html"]) == 1 and "no_such_page.html" in found["broken_link.html"][0], found
+    assert "#nowhere" in found["broken_link.html"][0]
+    assert len(found["wide_code.html"]) == 1 and "scrolls sideways" in found["wide_code.html"][0], found
+
+
+@pytest.mark.browser
+def test_every_page_offline_in_chromium_file_and_served(site):
+    """Every page, from disk and from a local web server, with every request off the machine refused: no console
+    error, no failed request, no TeX left in the text, every image loaded, every internal link resolving, no
+    sideways scroll at 1280 px. Screenshots of a derivation, a figure page and the report."""
+    need_browser()
+    import http.server, threading, functools
+    out = site["out"]
+    pages = site_pages(out)
+    assert len(pages) > 40 and (out / "experiments" / "report.html") in pages, len(pages)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a): pass
+    handler = functools.partial(Quiet, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    bad, timing = {}, {}
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            offline(page)
+            seen = watch(page)
+            for p in pages:
+                rel = p.relative_to(out).as_posix()
+                for how, url in (("file", p.as_uri()), ("http", base + rel)):
+                    rep = page_problems(page, url, p, seen)
+                    if problems_of(rep): bad[f"{how} {rel}"] = problems_of(rep)
+                    if how == "file": timing[rel] = rep
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            for rel, shot in (("course/03_norm_placement.html", "site_lesson_derivation.png"),
+                              ("experiments/report.html", "site_report.png")):
+                page.goto((out / rel).as_uri())
+                page.evaluate("() => MathJax && MathJax.startup && MathJax.startup.promise")
+                page.locator("mjx-container[display=true], .math.notranslate").first.scroll_into_view_if_needed()
+                page.screenshot(path=ARTIFACTS / shot)
+            page.goto((out / "figures" / "jacobian.html").as_uri())
+            page.screenshot(path=ARTIFACTS / "site_figure_page.png", full_page=True)
+    finally:
+        server.shutdown()
+    assert not bad, f"{len(bad)} of {2 * len(pages)} page loads have problems: {dict(list(bad.items())[:8])}"
+    lesson = timing["course/03_norm_placement.html"]
+    assert lesson["mathjax"] and lesson["formulas"] > 10, lesson
+    report = (out / "experiments" / "report.html").read_text()
+    assert "tag_hide-input" in report, "the report's code cells are not collapsed"
+    (ARTIFACTS / "site_pages.json").write_text(json.dumps(
+        {rel: dict(formulas=r["formulas"], mathjax_ready_ms=r["mathjax_ready_ms"], seconds=round(r["seconds"], 2))
+         for rel, r in timing.items()}, indent=1))
