@@ -1,10 +1,11 @@
-"""The static site (make docs): built offline from a small set of executed notebooks, every course
-page present with its figures and no error output, the library reference, launch links, and the
-kernel-free figures driven in headless Chromium (no console error; moving a control changes the plot).
+"""The static site (make docs): built offline from a small set of executed notebooks, every course page present with
+its figures and no error output, the library reference, launch links, the kernel-free figures driven in headless
+Chromium, and every page checked in Chromium offline (file:// and served): no console error or failed request, no
+raw TeX, images loaded, internal links resolving, no sideways scroll at 1280 px; plus autonorm-docs' folder safety.
 
-The build runs the landing notebook, the course and the explorers notebook with papermill at their
-test sizes (IN_TEST=1) and the movable figures on their small grid; the tutorials and the report are
-left out (make docs adds them, reusing make demo). Screenshots go to tests/artifacts/ (gitignored).
+The build runs the landing notebook, the course and the explorers notebook with papermill at their test sizes
+(IN_TEST=1), the reproduction report on a hand-written two-seed sweep, and the movable figures on their small grid;
+the tutorials are left out (make docs adds them). Screenshots go to tests/artifacts/ (gitignored).
 Skipped only when chromium or playwright is missing and CI is not "true".
 """
 import json, os, re, subprocess
