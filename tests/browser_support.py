@@ -2,7 +2,7 @@
 is missing (a skip on a laptop, a failure under CI=true), the browser itself (`chromium`), a free loopback port,
 waiting for a local server, the JupyterLab server the notebook tests drive (`jupyter_lab`), and opening a
 notebook there and running it all (`open_and_run_all`, `wait_idle`)."""
-import contextlib, json, os, re, secrets, signal, socket, subprocess, sys, time, urllib.request
+import contextlib, json, os, re, secrets, signal, socket, subprocess, sys, time, urllib.parse, urllib.request
 from pathlib import Path
 
 import pytest
@@ -123,3 +123,87 @@ def open_and_run_all(page, lab: dict, notebook: str, timeout_ms: int = 120_000):
     wait_idle(page, timeout_ms)                            # the kernel exists; Run All is not dropped
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+
+# ---- checking a built page in the browser (tests/test_docs_site.py)
+
+# TeX that MathJax should have turned into formulas: whatever of it is left in the rendered text is a bug.
+RAW_TEX = re.compile(r"\$[^$\s][^$]*?\$|\\\(|\\\)|\\\[|\\\]|\\(?:t?frac|d?frac|operatorname|lVert|rVert|sqrt|mathrm|"
+                     r"mathbf|text|sum|prod|ell|beta|alpha|gamma|sigma|tau|rho|pi|le|ge|approx|cdot|times|infty)\b")
+
+# Text of the page as a reader sees it (no code, no formulas MathJax typeset), images, links, overflow.
+PAGE_REPORT_JS = r"""async () => {
+  const t0 = performance.now();
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  const mathjax_ms = window.MathJax && MathJax.startup ? performance.now() : null;
+  const imgs = [...document.images];
+  imgs.forEach(i => { i.loading = "eager"; });
+  await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+  const main = document.querySelector(".bd-article") || document.querySelector("main") || document.body;
+  const clone = main.cloneNode(true);
+  clone.querySelectorAll("pre, code, script, style, textarea, mjx-container, .MathJax, svg, .highlight")
+       .forEach(e => e.remove());
+  const box = document.querySelector(".bd-article-container") || main;
+  return {
+    text: clone.textContent,
+    mathjax: !!window.MathJax, mathjax_ready_ms: mathjax_ms, formulas: document.querySelectorAll("mjx-container").length,
+    mathjax_errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+    broken_images: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => (i.src || "").slice(0, 80)),
+    links: [...document.querySelectorAll("a[href]")].map(a => a.getAttribute("href")),
+    overflow: {box: box.scrollWidth - box.clientWidth, page: document.documentElement.scrollWidth - window.innerWidth},
+  };
+}"""
+
+
+def raw_tex(text: str) -> list[str]:
+    "The TeX fragments left in rendered text."
+    return RAW_TEX.findall(text)
+
+
+def broken_internal_links(page_path: Path, links: list[str]) -> list[str]:
+    "The links of a built page (a file) that point to a missing file or to an anchor no element of it has."
+    bad = []
+    for href in links:
+        if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("//"):
+            continue                                             # http(s), mailto, data: not ours to resolve
+        target, _, anchor = href.partition("#")
+        target = target.split("?")[0]
+        dest = (page_path.parent / urllib.request.url2pathname(target)).resolve() if target else page_path
+        if dest.is_dir():
+            dest = dest / "index.html"
+        if not dest.exists():
+            bad.append(href)
+            continue
+        if anchor and dest.suffix == ".html":
+            ids = set(re.findall(r"""\b(?:id|name)=["']([^"']+)["']""", dest.read_text(errors="replace")))
+            if urllib.parse.unquote(anchor) not in ids:
+                bad.append(href)
+    return bad
+
+
+def offline(page, allow=("file:", "data:", "blob:", "about:", "http://127.0.0.1", "http://localhost")):
+    "Abort every request of `page` that would leave the machine; the aborted ones show as failed requests."
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(allow) else route.abort())
+
+
+def watch(page) -> dict:
+    "Collect the console errors, page errors and failed requests of `page` into lists of a dict."
+    seen = dict(errors=[], failed=[])
+    page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
+    page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url[:100]} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and seen["failed"].append(f"{r.url[:100]} (HTTP {r.status})"))
+    return seen
+
+
+def page_problems(page, url: str, path: Path, seen: dict) -> dict:
+    "Open `url` (the built file `path`) in `page` and return its report: problems found, and what was measured."
+    seen["errors"].clear(); seen["failed"].clear()
+    t0 = time.monotonic()
+    page.goto(url, wait_until="load")
+    rep = page.evaluate(PAGE_REPORT_JS)
+    rep["seconds"] = time.monotonic() - t0
+    rep["raw_tex"] = raw_tex(rep.pop("text"))
+    rep["broken_links"] = broken_internal_links(path, rep.pop("links"))
+    rep["console_errors"], rep["failed_requests"] = list(seen["errors"]), list(seen["failed"])
+    return rep

@@ -22,7 +22,7 @@ A figure is described by a *spec*, a plain dict:
 
 # %% ../../nbs/70_webfigures.ipynb #a4bfcbd1
 from __future__ import annotations
-import html, itertools, json, math, time
+import html, itertools, json, math, re, time
 from pathlib import Path
 
 import numpy as np
@@ -38,9 +38,9 @@ from ..rank.spectra import mp_threshold
 from ..norms.autonorm import gumbel_softmax_weights, binary_entropy
 
 # %% auto #0
-__all__ = ['FIGURE_JS', 'FIGURE_CSS', 'TAB10', 'PLACEMENT_LABELS', 'WEBFIGURE_SIZES', 'WEBFIGURES', 'control', 'grid_keys',
-           'grid_items', 'check_spec', 'round_sig', 'figure_html', 'write_figure', 'jacobian_figure',
-           'threshold_figure', 'gate_figure', 'write_webfigures']
+__all__ = ['FIGURE_JS', 'FIGURE_CSS', 'SUBSCRIPT', 'TAB10', 'PLACEMENT_LABELS', 'WEBFIGURE_SIZES', 'WEBFIGURES', 'control',
+           'grid_keys', 'grid_items', 'check_spec', 'round_sig', 'subscripts', 'figure_html', 'write_figure',
+           'jacobian_figure', 'threshold_figure', 'gate_figure', 'write_webfigures']
 
 # %% ../../nbs/70_webfigures.ipynb #a7c0bfa4
 def control(key: str, label: str, values, labels=None, kind: str = "slider", default=None) -> dict:
@@ -112,9 +112,24 @@ FIGURE_JS = r"""
   function el(tag, attrs, parent, text) {
     const e = document.createElementNS(NS, tag);
     for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) label(e, String(text));
     if (parent) parent.appendChild(e);
     return e;
+  }
+  // "ρ_ℓ", "w_DyT", "σ_{i}": a one-letter symbol, "_", a subscript (the same rule as subscripts() in Python)
+  function label(e, text) {
+    const parts = text.split(/(?<![\p{L}\p{N}])(\p{L})_(?:\{([^}]*)\}|([\p{L}\p{N}]+))/u);
+    for (let i = 0; i < parts.length; i += 4) {
+      if (parts[i]) e.appendChild(document.createTextNode(parts[i]));
+      if (i + 1 < parts.length) {
+        e.appendChild(document.createTextNode(parts[i + 1]));
+        const s = document.createElementNS(NS, "tspan");
+        s.setAttribute("baseline-shift", "sub");
+        s.setAttribute("font-size", "75%");
+        s.textContent = parts[i + 2] !== undefined ? parts[i + 2] : parts[i + 3];
+        e.appendChild(s);
+      }
+    }
   }
   function keyOf(dims) { return dims.map(d => state[d]).join("|"); }
   function mapper(lim, range, kind) {
@@ -246,15 +261,23 @@ svg .title { font-size: 12px; font-weight: 600; } svg .grid { stroke: #e4e4e4; }
 svg .frame { fill: none; stroke: #888; } #readout { margin: 8px 0; min-height: 1.4em; }
 """
 
+# %% ../../nbs/70_webfigures.ipynb #6e584b1f
+SUBSCRIPT = re.compile(r"(?<![^\W_])([^\W\d_])_(?:\{([^}]*)\}|([^\W_]+))")
+
+def subscripts(text: str) -> str:
+    "HTML `text` with `ρ_ℓ`-style symbols (one letter, `_`, a subscript) written as ρ<sub>ℓ</sub>."
+    return SUBSCRIPT.sub(lambda m: f"{m[1]}<sub>{m[2] if m[2] is not None else m[3]}</sub>", text)
+
 # %% ../../nbs/70_webfigures.ipynb #a1a91cs1
 def figure_html(spec: dict) -> str:
     "The self-contained HTML page of a checked `spec` (no external file, no network)."
     check_spec(spec)
+    spec = dict(spec, readout=dict(spec["readout"], data={k: subscripts(v) for k, v in spec["readout"]["data"].items()}))
     data = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(spec['title'])}</title><style>{FIGURE_CSS}</style></head><body>",
-        f"<h1>{html.escape(spec['title'])}</h1>", f"<div class='caption'>{spec.get('caption', '')}</div>",
+        f"<h1>{html.escape(spec['title'])}</h1>", f"<div class='caption'>{subscripts(spec.get('caption', ''))}</div>",
         "<div id='controls'></div><div id='panels'></div><div id='readout'></div>",
         f"<div class='grid'>{spec.get('grid', '')}</div>",
         f'<script type="application/json" id="figure-spec">{data}</script>',
@@ -302,8 +325,8 @@ def jacobian_figure(width: int = 64, depth: int = 48, betas=(0.1, 0.25, 0.5, 1.0
     return dict(
         title="Jacobian effective rank through depth",
         caption=("Pick a placement, then move β. Look at where the blue curve ends at the last block: Post-Norm keeps "
-                 "losing rank because its ρ_ℓ (right) stays flat, Pre-Norm levels off because its ρ_ℓ falls like "
-                 "1/√ℓ (dotted). Then switch the branch to one matrix."),
+                 "losing rank because its ρ<sub>ℓ</sub> (right) stays flat, Pre-Norm levels off because its "
+                 "ρ<sub>ℓ</sub> falls like ρ<sub>1</sub>/√ℓ (dotted). Then switch the branch to one matrix."),
         grid=(f"Precomputed: {len(placements)} placements × {len(betas)} β × {len(branches)} branch shapes × "
               f"{len(activations)} activations = {len(erank)} networks of width d = {width} and depth L = {depth}, "
               f"seed {seed}, one Jacobian input, float64 (rank_profile)."),
@@ -315,8 +338,9 @@ def jacobian_figure(width: int = 64, depth: int = 48, betas=(0.1, 0.25, 0.5, 1.0
         series=[dict(name="Jacobian erank/d", panel=0, dims=dims, color="tab:blue", x=list(range(depth + 1)),
                      data=erank),
                 dict(name="ρ_ℓ", panel=1, dims=dims, color="tab:orange", x=ells.tolist(), data=ratio),
-                dict(name="∝ 1/√ℓ", panel=1, dims=[], color="tab:gray", dash="3,3", width=1.5, x=ells.tolist(),
-                     data={"": round_sig(rmax / np.sqrt(ells))})],
+                # the reference starts where the shown ρ_ℓ starts (ρ_1/√ℓ): it is compared with that curve
+                dict(name="ρ₁/√ℓ", panel=1, dims=dims, color="tab:gray", dash="3,3", width=1.5, x=ells.tolist(),
+                     data={k: round_sig(r[0] / np.sqrt(ells)) for k, r in ratio.items()})],
         readout=dict(dims=dims, data=readout))
 
 # %% ../../nbs/70_webfigures.ipynb #9dd32c55

@@ -24,7 +24,7 @@ What is found, and how:
 
 # %% ../../nbs/71_docsite.ipynb #2ae92ad4
 from __future__ import annotations
-import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, posixpath, re, shutil, subprocess, sys, tempfile, time
 try: import tomllib                   # Python >= 3.11
 except ModuleNotFoundError: import tomli as tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -34,14 +34,16 @@ import nbformat
 
 from ..core.cli import run_cli
 from ..core.validation import check_choice, check_int
-from ..core.files import atomic_write_text
+from ..core.files import OWNER_MARKER, atomic_write_json, atomic_write_text, folder_owner, owned_folder
 from ..core.notebooks import default_kernel, notebook_parameters
 
 # %% auto #0
-__all__ = ['DEMO_ONLY', 'SECTION_TITLES', 'WIDGET_VIEW', 'LIVE_NOTE', 'DIRECTIVE', 'CONF_PY', 'repository_url', 'launch_links',
-           'notebook_text', 'course_order', 'library_notebooks', 'site_sections', 'code_cells', 'same_code', 'ran_from',
-           'demo_copy', 'source_key', 'execute', 'executed_notebooks', 'widget_models', 'widget_snapshot',
-           'page_notebook', 'module_page', 'toctree', 'figures_page', 'build_site', 'docs_parser', 'docs_main']
+__all__ = ['DEMO_ONLY', 'SECTION_TITLES', 'NB_LINK', 'WIDGET_VIEW', 'LIVE_NOTE', 'DIRECTIVE', 'IMAGE_EXTS', 'CONF_PY',
+           'DOCS_OWNER', 'MATHJAX_PARTS', 'SITE_CSS', 'repository_url', 'launch_links', 'notebook_text', 'course_order',
+           'library_notebooks', 'site_sections', 'code_cells', 'same_code', 'ran_from', 'demo_copy', 'source_key',
+           'execute', 'executed_notebooks', 'rewrite_links', 'widget_models', 'widget_snapshot', 'page_notebook',
+           'module_page', 'toctree', 'figures_page', 'staging_folder', 'publish_site', 'fresh_owned', 'mathjax_dir',
+           'copy_mathjax', 'build_site', 'docs_parser', 'docs_main']
 
 # %% ../../nbs/71_docsite.ipynb #3e67566f
 def repository_url(pyproject: str | Path = "pyproject.toml") -> str:
@@ -191,6 +193,24 @@ def executed_notebooks(rels: list[str], nbs: str | Path = "nbs", demo: str | Pat
         for rel, dest in pool.map(run, todo): out[rel] = dest
     return {rel: out[rel] for rel in rels if rel in out}
 
+# %% ../../nbs/71_docsite.ipynb #26cd13ec
+NB_LINK = re.compile(r"""(?P<pre>\]\(\s*<?|href=["'])(?P<target>[^()<>"'\s#]+\.ipynb)(?P<anchor>#[^()<>"'\s]*)?""")
+
+def rewrite_links(text: str, rel: str, pages, modules: dict, repo: str, html_out: bool = False) -> str:
+    "`text` of page `rel` with its relative .ipynb links aimed at the site's pages (see above)."
+    here = posixpath.dirname(rel)
+    def sub(m):
+        target, anchor = m["target"], m["anchor"] or ""
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I): return m.group(0)      # an absolute URL: as it is
+        p = posixpath.normpath(posixpath.join(here, target))
+        if p in pages: dest = p
+        elif p in modules: dest = f"api/{modules[p]}.md"
+        else: return f"{m['pre']}{repo}/blob/main/nbs/{p}{anchor}"
+        link = posixpath.relpath(dest, here or ".")
+        if html_out: link = re.sub(r"\.(ipynb|md)$", ".html", link)
+        return f"{m['pre']}{link}{anchor}"
+    return NB_LINK.sub(sub, text)
+
 # %% ../../nbs/71_docsite.ipynb #e4fae676
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -226,18 +246,24 @@ def widget_snapshot(models: dict, model_id: str) -> str:
 
 # %% ../../nbs/71_docsite.ipynb #de79b28a
 DIRECTIVE = re.compile(r"^\s*#\|.*\n?", re.M)
+IMAGE_EXTS = ("svg", "png", "jpg", "jpeg", "gif", "webp")     # files beside the notebooks that pages show
 
 # %% ../../nbs/71_docsite.ipynb #de79b2s1
-def page_notebook(nb):
-    "A copy of executed `nb` ready for the page: snapshots for widgets, no directives, solutions collapsed."
+def page_notebook(nb, rel: str = "", pages=(), modules: dict | None = None, repo: str = "",
+                  hide_code: bool = False):
+    """A copy of executed `nb` ready for the page `rel`: snapshots for widgets, no directives, solutions
+    collapsed, links rewritten (`rewrite_links` over `pages` and `modules`), code collapsed if `hide_code`."""
     nb = copy.deepcopy(nb)
     models = widget_models(nb)
     nb.metadata.pop("widgets", None)
+    links = lambda t, h=False: rewrite_links(t, rel, set(pages), modules or {}, repo, html_out=h)
     for c in nb.cells:
         tags = c.metadata.setdefault("tags", [])
         if c.cell_type != "code":
             if "solution" in tags and "hide-cell" not in tags: tags.append("hide-cell")
+            c.source = links(c.source)
             continue
+        if hide_code and "hide-input" not in tags: tags.append("hide-input")
         if re.search(r"^\s*#\|\s*hide\b", c.source, re.M) or "injected-parameters" in tags: tags.append("remove-cell")
         if "solution" in tags and "hide-cell" not in tags: tags.append("hide-cell")
         c.source = DIRECTIVE.sub("", c.source)
@@ -246,6 +272,10 @@ def page_notebook(nb):
             if view is not None:
                 o["data"].pop("text/plain", None)
                 o["data"]["text/html"] = (widget_snapshot(models, view["model_id"]) or "") + LIVE_NOTE
+            for mime in ("text/html", "text/markdown"):
+                if isinstance(o.get("data", {}).get(mime), (str, list)):
+                    t = o["data"][mime]
+                    o["data"][mime] = links("".join(t) if isinstance(t, list) else t, True)   # no Sphinx resolving here
     return nb
 
 # %% ../../nbs/71_docsite.ipynb #013cf55f
@@ -298,9 +328,15 @@ extensions = ["myst_nb"]
 nb_execution_mode = "off"              # pages show executed copies; nothing runs while building
 nb_output_stderr = "remove"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3               # `page.ipynb#a-heading` links resolve
+myst_dmath_double_inline = True        # `$$…$$` on a line inside a paragraph is display math, as in JupyterLab
 html_theme = "sphinx_book_theme"
 html_extra_path = ["_extra"]
-exclude_patterns = ["_build", "_extra", "**.ipynb_checkpoints"]
+html_static_path = ["_static"]
+html_css_files = ["autonorm.css"]
+mathjax_path = "mathjax/tex-chtml.js"   # served from the site itself: formulas render with no network
+html_context = {{"default_mode": "light"}}   # the theme's mode when none is stored (empty: a console error)
+exclude_patterns = ["_build", "_extra", "_static", "**.ipynb_checkpoints"]
 suppress_warnings = ["myst.xref_missing", "myst.header", "toc.not_included", "misc.highlighting_failure",
                      "mystnb.unknown_mime_type", "docutils"]
 html_theme_options = {{
@@ -325,27 +361,101 @@ def figures_page(figures: list[dict]) -> str:
              "use the live explorers (`make lab` or `make app`).", ""]
     for f in figures:
         rel = f"figures/{f['path'].name}"
-        lines += [f"## {f['title']}", "", f"[Open on its own page]({rel}) ({f['bytes'] / 1e3:.0f} kB).", "",
+        lines += [f"## {f['title']}", "", f'<a href="{rel}">Open on its own page</a> ({f["bytes"] / 1e3:.0f} kB).', "",
                   f'<iframe src="{rel}" title="{html.escape(f["title"])}" style="width:100%;height:640px;border:0"'
                   ' loading="lazy"></iframe>', ""]
     return "\n".join(lines)
+
+# %% ../../nbs/71_docsite.ipynb #2d5f8c30
+DOCS_OWNER = "autonorm-docs"               # the owner the marker of every folder the build makes names
+
+def staging_folder(out: Path) -> Path:
+    "A new empty folder beside `out` for the site being built (a clear error if its parent is not writable)."
+    parent = out.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=parent))
+    except PermissionError as e:
+        raise PermissionError(f"cannot write in {parent.resolve()} (the folder of --out {out}): {e.strerror}; "
+                              "choose an --out in a folder you can write") from None
+
+# %% ../../nbs/71_docsite.ipynb #0ebe3a79
+def publish_site(built: Path, out: Path) -> Path:
+    "Put the finished site `built` (a sibling of `out`) at `out`: swapped in if `out` is ours, else added to it."
+    atomic_write_json(built / OWNER_MARKER, {"owner": DOCS_OWNER})
+    if not out.exists() or folder_owner(out) == DOCS_OWNER:
+        old = out.with_name(f".{out.name}.old-{os.getpid()}") if out.exists() else None
+        if old is not None: os.rename(out, old)
+        try:
+            os.rename(built, out)
+        except BaseException:
+            if old is not None: os.rename(old, out)        # put the previous site back
+            raise
+        if old is not None: shutil.rmtree(old)            # ours (it carried our marker), now replaced
+        return out
+    # someone else's folder, and the caller passed force: add the pages, delete nothing, leave it unmarked
+    shutil.copytree(built, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns(OWNER_MARKER))
+    shutil.rmtree(built)
+    return out
+
+# %% ../../nbs/71_docsite.ipynb #0012b302
+def fresh_owned(path: Path) -> Path:
+    "`path` as an empty folder of ours: made, or emptied only if our marker is in it; a non-empty foreign one is refused."
+    if path.exists() and not path.is_symlink() and path.is_dir() and folder_owner(path) == DOCS_OWNER:
+        shutil.rmtree(path)
+    return owned_folder(path, DOCS_OWNER)
+
+# %% ../../nbs/71_docsite.ipynb #f25af1b8
+MATHJAX_PARTS = ("tex-chtml.js", "input/tex/extensions", "output/chtml/fonts")   # what tex-chtml.js loads
+
+def mathjax_dir() -> Path:
+    "The MathJax 3 folder that the package sphinx-mathjax-offline installs; an error saying how to get it."
+    import importlib.util
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    d = Path(spec.origin).parent / "static" / "mathjax" if spec and spec.origin else None
+    if d is None or not (d / "tex-chtml.js").exists():
+        raise FileNotFoundError("MathJax for the site comes from the package sphinx-mathjax-offline, which is not "
+                                'installed; pip install -c constraints.txt -e ".[dev]" (make setup) installs it')
+    return d
+
+def copy_mathjax(static: str | Path) -> int:
+    "Copy the parts of MathJax the site uses into `static`/mathjax; return their size in bytes."
+    src, dest = mathjax_dir(), Path(static) / "mathjax"
+    for part in MATHJAX_PARTS:
+        (dest / part).parent.mkdir(parents=True, exist_ok=True)
+        if (src / part).is_dir(): shutil.copytree(src / part, dest / part, dirs_exist_ok=True)
+        else: shutil.copy2(src / part, dest / part)
+    return sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
+
+# %% ../../nbs/71_docsite.ipynb #0e5474ff
+SITE_CSS = """/* autonorm_explorer: outputs that fit the column (generated by web.site) */
+div.cell_output, div.output, .cell_output .output { max-width: 100%; overflow-x: auto; }
+div.cell_output table, .bd-article table { display: block; max-width: 100%; overflow-x: auto; }
+div.cell_output pre, .bd-article pre { max-width: 100%; overflow-x: auto; }
+.bd-article img { max-width: 100%; height: auto; }
+.explorer-readout { overflow-x: auto; }
+"""
 
 # %% ../../nbs/71_docsite.ipynb #58d48e25
 def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Path = "runs/demo",
                build: str | Path = "build/docs", pyproject: str | Path = "pyproject.toml",
                sections: dict[str, list[str]] | None = None, figures: str = "full", quick: bool = False,
-               workers: int = 2, api: bool = True, log=print) -> dict:
+               workers: int = 2, api: bool = True, force: bool = False, log=print) -> dict:
     "Build the static site into `out`; return {pages, out, seconds, bytes, figures} (see the module docs)."
     check_choice("figures", figures, ["full", "small", "none"])
     check_int("workers", workers, 1)
+    if not isinstance(force, bool): raise TypeError(f"force={force!r} must be True or False")
     from autonorm_explorer.web.figures import write_webfigures
     t0 = time.perf_counter()
     nbs, build, out = Path(nbs), Path(build), Path(out)
     repo = repository_url(pyproject)
     sections = site_sections(nbs) if sections is None else sections
-    src = build / "src"
-    shutil.rmtree(src, ignore_errors=True)
+    owned_folder(out, DOCS_OWNER, force)                # refused now, before any notebook runs, if not ours
+    owned_folder(build, DOCS_OWNER, force)
+    src = fresh_owned(build / "src")
     (src / "_extra" / "figures").mkdir(parents=True)
+    mathjax_bytes = copy_mathjax(src / "_static")
+    atomic_write_text(src / "_static" / "autonorm.css", SITE_CSS)
     rels = ["index.ipynb"] + [r for s in sections.values() for r in s if r.endswith(".ipynb")]
     texts = [r for s in sections.values() for r in s if r.endswith(".md")]    # Markdown pages: copied as they are
     log(f"docs: {len(rels)} notebooks, {len(texts)} Markdown pages")
@@ -353,9 +463,17 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     for rel in texts:                                   # Markdown pages: copied as they are
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(nbs / rel, src / rel)
+    for folder in sorted({Path(r).parent for r in [*rels, *texts]}):    # images the pages link (course/figures/…)
+        for img in (f for ext in IMAGE_EXTS for f in (nbs / folder).rglob(f"*.{ext}")
+                    if ".ipynb_checkpoints" not in f.parts and (folder != Path(".") or f.parent != nbs)):
+            (src / img.relative_to(nbs)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(img, src / img.relative_to(nbs))
     sections = {k: [r for r in v if r in executed or r in texts] for k, v in sections.items()}
+    mods = library_notebooks(nbs) if api else {}
+    pages, by_notebook = {*executed, *texts}, {nb_: m for m, nb_ in mods.items()}
     for rel, path in executed.items():
-        page = page_notebook(nbformat.read(path, as_version=4))
+        page = page_notebook(nbformat.read(path, as_version=4), rel, pages, by_notebook, repo,
+                             hide_code=rel in sections.get("reproduction", []))
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         if rel == "index.ipynb": index = page
         else: nbformat.write(page, src / rel)
@@ -368,7 +486,6 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     tocs["guide"] = write_guide(src, nbs.parent, repo)
     if api:
         (src / "api").mkdir()
-        mods = library_notebooks(nbs)
         for mod, nb in mods.items(): atomic_write_text(src / "api" / f"{mod}.md", module_page(mod, nb, repo))
         tocs["reference"] = [f"api/{m}" for m in mods]
     index.cells.append(nbformat.v4.new_markdown_cell("\n\n".join(
@@ -377,17 +494,22 @@ def build_site(out: str | Path = "site", nbs: str | Path = "nbs", demo: str | Pa
     project = tomllib.loads(Path(pyproject).read_text())["project"]["name"]
     atomic_write_text(src / "conf.py", CONF_PY.format(project=project, repo=repo, branch="main"))
     t1 = time.perf_counter()
-    shutil.rmtree(out, ignore_errors=True)
-    logfile = build / "sphinx.log"
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "-d", str(build / "doctrees"),
-                        str(src), str(out)], capture_output=True, text=True)
-    logfile.write_text(r.stdout + r.stderr)
-    if r.returncode != 0:
-        tail = (r.stdout + r.stderr)[-3000:]
-        raise RuntimeError(f"sphinx-build failed (exit {r.returncode}); log: {logfile}\n{tail}")
+    logfile, staged = build / "sphinx.log", staging_folder(out)
+    try:
+        r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "-d",
+                            str(build / "doctrees"), str(src), str(staged / "html")], capture_output=True, text=True)
+        logfile.write_text(r.stdout + r.stderr)
+        if r.returncode != 0:
+            tail = (r.stdout + r.stderr)[-3000:]
+            raise RuntimeError(f"sphinx-build failed (exit {r.returncode}); the previous site in {out} is "
+                               f"unchanged; log: {logfile}\n{tail}")
+        publish_site(staged / "html", out)
+    finally:
+        if staged.exists(): shutil.rmtree(staged)          # ours, made above: a failed build leaves nothing
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     summary = dict(out=out.resolve(), pages=sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")),
                    seconds=time.perf_counter() - t0, sphinx_seconds=time.perf_counter() - t1, bytes=size,
+                   mathjax_bytes=mathjax_bytes,
                    figures=[dict(name=f["name"], bytes=f["bytes"], seconds=round(f["seconds"], 1)) for f in figs])
     log(f"docs: site in {summary['out']} ({len(summary['pages'])} pages, {size / 1e6:.1f} MB) built in "
         f"{summary['seconds']:.0f} s (Sphinx {summary['sphinx_seconds']:.0f} s); open {summary['out'] / 'index.html'}")
@@ -403,12 +525,15 @@ def docs_parser() -> argparse.ArgumentParser:
     ap.add_argument("--figures", default="full", choices=["full", "small", "none"], help="grid of the movable figures")
     ap.add_argument("--quick", action="store_true", help="run missing notebooks with IN_TEST=1 (smaller)")
     ap.add_argument("--workers", type=int, default=2, help="notebooks executed at once (default: 2)")
+    ap.add_argument("--force", action="store_true",
+                    help="add the pages to an --out or --build folder autonorm-docs did not make (nothing is deleted)")
     return ap
 
 # %% ../../nbs/71_docsite.ipynb #690001f1
 def _build(a: argparse.Namespace) -> int:
     "Build the site as `a` says."
-    build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers)
+    build_site(a.out, demo=a.demo, build=a.build, figures=a.figures, quick=a.quick, workers=a.workers,
+               force=a.force)
     return 0
 
 # %% ../../nbs/71_docsite.ipynb #690001s1
