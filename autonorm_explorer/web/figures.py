@@ -261,7 +261,7 @@ svg .title { font-size: 12px; font-weight: 600; } svg .grid { stroke: #e4e4e4; }
 svg .frame { fill: none; stroke: #888; } #readout { margin: 8px 0; min-height: 1.4em; }
 """
 
-# %% ../../nbs/70_webfigures.ipynb #6e584b1f
+# %% ../../nbs/70_webfigures.ipynb #00c95325
 SUBSCRIPT = re.compile(r"(?<![^\W_])([^\W\d_])_(?:\{([^}]*)\}|([^\W_]+))")
 
 def subscripts(text: str) -> str:

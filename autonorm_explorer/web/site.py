@@ -134,10 +134,10 @@ def demo_copy(rel: str, nbs: str | Path, demo: str | Path) -> Path | None:
 
 # %% ../../nbs/71_docsite.ipynb #714009ed
 def source_key(nb: str | Path, lib: str | Path, quick: bool = False) -> str:
-    "sha256 of the notebook, every library module and the quick flag: the cache key of its executed copy."
+    "sha256 of the notebook, every library module (subpackages included) and the quick flag: the cache key of its executed copy."
     h = hashlib.sha256(Path(nb).read_bytes())
-    for p in sorted(Path(lib).glob("*.py")):
-        h.update(p.name.encode())
+    for p in sorted(Path(lib).rglob("*.py")):      # every subpackage's modules, not only the top level
+        h.update(p.relative_to(lib).as_posix().encode())
         h.update(p.read_bytes())
     h.update(b"quick" if quick else b"full")
     return h.hexdigest()[:20]
