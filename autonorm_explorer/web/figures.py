@@ -272,7 +272,8 @@ def subscripts(text: str) -> str:
 def figure_html(spec: dict) -> str:
     "The self-contained HTML page of a checked `spec` (no external file, no network)."
     check_spec(spec)
-    spec = dict(spec, readout=dict(spec["readout"], data={k: subscripts(v) for k, v in spec["readout"]["data"].items()}))
+    data = {k: subscripts(v) for k, v in spec["readout"]["data"].items()}
+    spec = dict(spec, readout=dict(spec["readout"], data=data))
     data = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -24,7 +24,8 @@ What is found, and how:
 
 # %% ../../nbs/71_docsite.ipynb #2ae92ad4
 from __future__ import annotations
-import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, posixpath, re, shutil, subprocess, sys, tempfile, time
+import argparse, base64, copy, hashlib, html, importlib, inspect, json, os, posixpath, re, shutil
+import subprocess, sys, tempfile, time
 try: import tomllib                   # Python >= 3.11
 except ModuleNotFoundError: import tomli as tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -134,7 +135,7 @@ def demo_copy(rel: str, nbs: str | Path, demo: str | Path) -> Path | None:
 
 # %% ../../nbs/71_docsite.ipynb #714009ed
 def source_key(nb: str | Path, lib: str | Path, quick: bool = False) -> str:
-    "sha256 of the notebook, every library module (subpackages included) and the quick flag: the cache key of its executed copy."
+    "sha256 of the notebook, every library module (subpackages too) and the quick flag: its executed copy's cache key."
     h = hashlib.sha256(Path(nb).read_bytes())
     for p in sorted(Path(lib).rglob("*.py")):      # every subpackage's modules, not only the top level
         h.update(p.relative_to(lib).as_posix().encode())
@@ -400,7 +401,7 @@ def publish_site(built: Path, out: Path) -> Path:
 
 # %% ../../nbs/71_docsite.ipynb #0012b302
 def fresh_owned(path: Path) -> Path:
-    "`path` as an empty folder of ours: made, or emptied only if our marker is in it; a non-empty foreign one is refused."
+    "`path` as an empty folder of ours: made, or emptied only if our marker is in it; refused if foreign."
     if path.exists() and not path.is_symlink() and path.is_dir() and folder_owner(path) == DOCS_OWNER:
         shutil.rmtree(path)
     return owned_folder(path, DOCS_OWNER)
