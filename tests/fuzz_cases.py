@@ -209,6 +209,8 @@ explorer_cli = cli("autonorm_explorer.core.cli.explorer_main")
 
 
 def run_nb(*a, **k):
+    "run_notebook as the sweep and the demo call it (autonorm_explorer.experiments registers the experiment's ranges)."
+    import autonorm_explorer.experiments.runner  # noqa: F401
     from autonorm_explorer.core.notebooks import run_notebook
     return run_notebook(*a, **k)
 
@@ -476,9 +478,10 @@ def _cases() -> list[Fuzz]:
         lambda: run_grid(grid("dpe", BASE + "[dataset_parameters.digits]\nepochs = -1\n")), ("epochs", "-1"))
     add(E, "method_parameters tau -1",
         lambda: run_grid(grid("mpe", BASE + "[method_parameters.autonorm]\ntau = -1.0\n")), ("tau", "-1"))
-    add(E, "two problems reported at once",
-        lambda: run_grid(grid("two", 'datasets = ["imagenet"]\nmethods = ["batchnorm"]\nseeds=[0]\n')),
-        ("imagenet", "batchnorm"))
+    add(E, "two problems in two cells reported at once",
+        lambda: run_grid(grid("two", 'datasets = ["imagenet", "digits"]\nmethods = ["autonorm"]\nseeds=[0]\n'
+                                     '[dataset_parameters.digits]\nepochs = -1\n')),
+        ("has 2 problem(s)", "dataset='imagenet'", "epochs=-1"))
     add(E, "seed negative", lambda: run_grid(grid("sn", 'datasets = ["digits"]\nmethods = ["autonorm"]\nseeds=[-1]\n')),
         ("-1",))
     add(E, "seeds a string", lambda: run_grid(grid("ss", 'datasets = ["digits"]\nmethods = ["autonorm"]\nseeds="0"\n')),
@@ -586,7 +589,7 @@ def _cases() -> list[Fuzz]:
 
     # course.checking.check
     E = "check"
-    add(E, "10**400", lambda: grade("L1.1", 10**400), ("10**400", "too large"), prints=True)
+    add(E, "10**400", lambda: grade("L1.1", 10**400), ("too large", "401 digits"), prints=True)
     add(E, "-10**400", lambda: grade("L1.1", -10**400), ("too large",), prints=True)
     add(E, "a 1 MB string", lambda: grade("L1.1", "x" * 2**20), ("str",), prints=True)
     add(E, "a 1 MB list", lambda: grade("L1.1", [1] * 2**18), ("list",), prints=True)
