@@ -206,7 +206,8 @@ def _echo(answer) -> str:
         return f"an int of {len(str(abs(answer)))} digits"            # repr would build the whole number
     try: text = repr(answer)
     except RecursionError: return f"a {type(answer).__name__} nested too deep to show"
-    return text if len(text) <= ECHO_CHARS else f"{text[:ECHO_CHARS - 3]}... (a {type(answer).__name__}, {len(text)} characters)"
+    if len(text) <= ECHO_CHARS: return text
+    return f"{text[:ECHO_CHARS - 3]}... (a {type(answer).__name__}, {len(text)} characters)"
 
 @checked
 def check(exercise_id: str, answer, *, solution: bool = False) -> bool:

@@ -192,7 +192,7 @@ def expand_grid(grid: Grid, out_dir: str | os.PathLike, extra: Mapping[str, Any]
     "Every cell of `grid` (datasets × methods × seeds × overrides) with parameters resolved and checked."
     check_type("grid", grid, Grid, "load one with load_grid(path)")
     _check_tables(grid, f"grid {grid.name!r}")
-    import autonorm_explorer.experiments.runner  # noqa: F401  (registers the experiment notebook's ranges in PARAMETER_CHECKS)
+    import autonorm_explorer.experiments.runner  # noqa: F401  (registers the experiment's ranges)
     problems = axis_problems(grid, extra)
     if problems: raise ValueError("; ".join(problems))
     out_dir, cells = Path(out_dir).resolve(), []

@@ -44,7 +44,8 @@ def _check_log_path(p: Path) -> Path:
     """The epoch log's path, checked when the logger is made (not at the first epoch end): not a folder,
     not a link, not a read-only folder, and, if the file exists, a gate log (JSON rows) rather than a
     user's file that `load_state_dict` would rewrite."""
-    if p.is_dir(): raise ValueError(f"path={str(p)!r} is a folder; allowed: a .jsonl file path (e.g. {p / 'gates.jsonl'})")
+    if p.is_dir():
+        raise ValueError(f"path={str(p)!r} is a folder; allowed: a .jsonl file path (e.g. {p / 'gates.jsonl'})")
     if p.is_symlink(): raise ValueError(f"path={str(p)!r} is a symbolic link; give the real file, not a link to it")
     folder = p.parent if str(p.parent) else Path(".")
     if folder.is_dir() and not (folder.stat().st_mode & 0o222):

@@ -221,7 +221,8 @@ def _serve(a: argparse.Namespace) -> int:
     "Print the app's address, then become the Voilà process that serves it."
     notebook = Path(a.notebook) if a.notebook else shipped_path("notebooks", "app.ipynb").resolve()
     if not notebook.is_file(): raise FileNotFoundError(f"notebook={str(notebook)!r} does not exist")
-    if notebook.suffix != ".ipynb": raise ValueError(f"--notebook {str(notebook)!r} is not a notebook; allowed: a .ipynb file")
+    if notebook.suffix != ".ipynb":
+        raise ValueError(f"--notebook {str(notebook)!r} is not a notebook; allowed: a .ipynb file")
     check_ip(a.ip)
     cmd = voila_command(notebook, a.port, a.ip, a.cull_idle)
     print(f"App: http://{a.ip}:{a.port}/  (try http://{a.ip}:{a.port}/?explorer=rank&placement=post&beta=0.5)\n"
