@@ -182,7 +182,7 @@ def test_gate_config_round_trip_hold_and_export(gate, tmp_path):
         np.testing.assert_allclose(drawn(ex2, "grad_var")[0], drawn(gate, "grad_var")[0])
     finally: ex2.close()
     out = gate.export(tmp_path / "g")
-    assert sorted(p.name for p in out.iterdir()) == ["config.json", "data.csv", "figure.png"]
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("."))  # the marker of owned_folder == ["config.json", "data.csv", "figure.png"]
     tab = pd.read_csv(out / "data.csv")
     assert set(tab.curve) == {"current", "held 1"} and set(tab.panel) == {"histogram", "tau_sweep"}
     gate.clear_held(); gate.apply(samples=20_000); assert gate.wait(60)
@@ -337,7 +337,7 @@ def test_hold_export_and_config_round_trip(tmp_path):
         ex.apply(seed=4); ex.start(); assert ex.wait(120)
         assert len(ex.held) == 1 and len(ex.held[0]["artists"]) == 3
         out = ex.export(tmp_path / "f")
-        files = sorted(p.name for p in out.iterdir())
+        files = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
         assert files == ["config.json", "data.csv", "figure.png", "gates.csv"]
         gates = pd.read_csv(out / "gates.csv")
         assert list(gates.columns)[:3] == ["epoch", "site", "layer"] and len(gates) == 4

@@ -122,6 +122,8 @@ def owned_folder(path: str | os.PathLike, owner: str, force: bool = False) -> Pa
         raise FileExistsError(f"{p} is not empty and was not made by {owner}"
                               + (f" (it was made by {made_by})" if made_by else "")
                               + "; choose a new or empty folder, or pass --force to add to it (nothing is deleted)")
+    if p.is_dir() and not (p.stat().st_mode & 0o222):      # read-only, also for root (who may write anyway)
+        raise PermissionError(f"{p} is read-only; choose a folder you can write to")
     p.mkdir(parents=True, exist_ok=True)
     if folder_owner(p) is None and not any(x.name != OWNER_MARKER for x in p.iterdir()):
         atomic_write_json(p / OWNER_MARKER, {"owner": owner})

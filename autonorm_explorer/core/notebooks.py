@@ -16,16 +16,17 @@ this module:
 
 # %% ../../nbs/06_notebooks.ipynb #b22940b4
 from __future__ import annotations
-import os
+import ast, os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import nbformat
 
-from .validation import check_choice, check_range, check_type
+from .validation import check_choice, check_range, check_type, checked
 
 # %% auto #0
-__all__ = ['PROJECT_KERNEL', 'default_kernel', 'notebook_parameters', 'validate_parameters', 'check_kernel', 'run_notebook']
+__all__ = ['PROJECT_KERNEL', 'PARAMETER_CHECKS', 'default_kernel', 'notebook_parameters', 'declared_types', 'fits_type',
+           'parameter_problems', 'validate_parameters', 'check_kernel', 'check_output_path', 'run_notebook']
 
 # %% ../../nbs/06_notebooks.ipynb #0e367387
 PROJECT_KERNEL = "autonorm-explorer"  # kernelspec that `make demo` / `make test` register for the venv
@@ -45,13 +46,52 @@ def notebook_parameters(path: str | os.PathLike) -> dict[str, dict]:
     return {k: dict(v) for k, v in pm.inspect_notebook(str(path)).items()}
 
 # %% ../../nbs/06_notebooks.ipynb #5d0b7e12
+_SCALAR_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+PARAMETER_CHECKS: dict[str, Callable[[dict], Any]] = {}   # notebook file name -> check of its parameters
+
+def declared_types(path: str | os.PathLike) -> dict[str, type | None]:
+    "Parameter name → the type the notebook expects (its annotation, else its default's type; None: any)."
+    out = {}
+    for name, info in notebook_parameters(path).items():
+        t = _SCALAR_TYPES.get(str(info.get("inferred_type_name")))
+        if t is None:
+            try: default = ast.literal_eval(str(info.get("default")))
+            except (ValueError, SyntaxError): default = None
+            t = type(default) if type(default) in _SCALAR_TYPES.values() else None
+        out[name] = t
+    return out
+
+def fits_type(value: Any, expected: type | None) -> bool:
+    "Whether `value` may be passed where `expected` is declared (an int is a float, 2.0 an int; a bool no number)."
+    if expected is None: return True
+    if isinstance(value, bool): return expected is bool
+    if expected is float: return isinstance(value, (int, float))
+    if expected is int: return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    return isinstance(value, expected)
+
+def parameter_problems(path: str | os.PathLike, parameters: Mapping[str, Any], where: str = "") -> list[str]:
+    """Every problem of `parameters` for the notebook at `path`: undeclared names, wrong types, and what
+    the notebook's registered check (`PARAMETER_CHECKS`) refuses."""
+    declared, where = declared_types(path), where or Path(path).name
+    problems = [f"parameter of {where}={k!r} is not allowed; choose one of {', '.join(map(repr, sorted(declared)))}"
+                for k in parameters if k not in declared]
+    problems += [f"{where}: parameter {k}={v!r} is a {type(v).__name__}; the notebook declares {declared[k].__name__}"
+                 for k, v in parameters.items() if k in declared and not fits_type(v, declared[k])]
+    check = PARAMETER_CHECKS.get(Path(path).name)
+    if check is not None and not problems:
+        try: check(dict(parameters))
+        except (ValueError, TypeError) as e: problems.append(f"{where}: {e}")
+    return problems
+
 def validate_parameters(path: str | os.PathLike, parameters: Mapping[str, Any] | None) -> dict:
-    "Raise a `ValueError` for any parameter the notebook does not declare (papermill would only warn)."
+    "Raise one error listing every undeclared name, wrong type or out-of-range value (papermill would only warn)."
     check_type("parameters", parameters, (Mapping, type(None)), "a dict of name → value")
     parameters = dict(parameters or {})
-    declared = notebook_parameters(path)
-    for name in parameters: check_choice(f"parameter of {Path(path).name}", name, sorted(declared))
+    problems = parameter_problems(path, parameters)
+    if problems:
+        raise ValueError("; ".join(problems))
     return parameters
+
 
 # %% ../../nbs/06_notebooks.ipynb #c4e1a002
 def check_kernel(name: str) -> str:
@@ -59,15 +99,39 @@ def check_kernel(name: str) -> str:
     from jupyter_client.kernelspec import KernelSpecManager
     return check_choice("kernel_name", name, sorted(KernelSpecManager().find_kernel_specs()))
 
+# %% ../../nbs/06_notebooks.ipynb #a7c2e913
+def _same_file(a: Path, b: Path) -> bool:
+    "Whether `a` and `b` are one file: the same path once resolved (links, `..`), or hard links of one inode."
+    if a.resolve() == b.resolve(): return True
+    try: return os.path.samefile(a, b)
+    except OSError: return False
+
+def check_output_path(nb_path: str | os.PathLike, out_path: str | os.PathLike) -> tuple[Path, Path]:
+    "Both paths as Paths; refuse an output that is the input (in any spelling), a folder, or not `.ipynb`."
+    check_type("nb_path", nb_path, (str, os.PathLike), "the path of a notebook")
+    check_type("out_path", out_path, (str, os.PathLike), "where the executed notebook goes (a .ipynb path)")
+    nb_path, out_path = Path(nb_path), Path(out_path)
+    if nb_path.is_dir(): raise ValueError(f"nb_path={str(nb_path)!r} is a folder; give a notebook file (.ipynb)")
+    if not nb_path.is_file(): raise FileNotFoundError(f"notebook {str(nb_path)!r} does not exist")
+    if out_path.is_dir(): raise ValueError(f"out_path={str(out_path)!r} is a folder; give a .ipynb file path in it")
+    if out_path.suffix != ".ipynb": raise ValueError(f"out_path={str(out_path)!r} must end in .ipynb")
+    if _same_file(nb_path, out_path):
+        raise ValueError(f"out_path={str(out_path)!r} is the input notebook {str(nb_path)!r}; running would "
+                         "overwrite it with the executed copy. Allowed: any other .ipynb path")
+    return nb_path, out_path
+
+
 # %% ../../nbs/06_notebooks.ipynb #8df9862b
+@checked(ranges={"timeout": (0, None, "low_open")})
 def run_notebook(nb_path: str | os.PathLike, out_path: str | os.PathLike, parameters: Mapping[str, Any] | None = None,
                  kernel_name: str | None = None, cwd: str | os.PathLike | None = None,
                  timeout: float | None = None, log_output: bool = False) -> Path:
     "Execute `nb_path` with papermill into `out_path` after validating `parameters`; return the output path."
     import papermill as pm
-    nb_path, out_path = Path(nb_path), Path(out_path)
+    nb_path, out_path = check_output_path(nb_path, out_path)
     params = validate_parameters(nb_path, parameters)
-    if timeout is not None: check_range("timeout", timeout, 0, low_open=True)
+    if cwd is not None and not Path(cwd).is_dir():
+        raise ValueError(f"cwd={str(cwd)!r} is not a folder; allowed: an existing folder")
     kernel_name = check_kernel(kernel_name) if kernel_name else default_kernel()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     pm.execute_notebook(str(nb_path), str(out_path), parameters=params, kernel_name=kernel_name,

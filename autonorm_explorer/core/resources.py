@@ -47,9 +47,13 @@ def copy_notebooks(dest: str | os.PathLike, force: bool = False, log=print) -> l
     "Copy every shipped notebook and grid into `dest` (same layout); return the written paths."
     if not isinstance(dest, (str, os.PathLike)): raise TypeError(f"dest={dest!r} must be a folder path (str or Path)")
     if not isinstance(force, bool): raise TypeError(f"force={force!r} must be True or False")
+    from autonorm_explorer.core.files import atomic_write_bytes, owned_folder    # here: the CLI starts without torch
+    if not str(dest).strip(): raise ValueError(f"dest={str(dest)!r} must name a folder (use '.' for this one)")
     dest, root = Path(dest).expanduser(), shipped_path("notebooks")
     if dest.exists() and not dest.is_dir(): raise NotADirectoryError(f"dest={str(dest)!r} is a file, not a folder")
     files = shipped_notebooks()
+    if not force or dest.is_symlink() or (dest.is_dir() and not (dest.stat().st_mode & 0o222)):
+        owned_folder(dest, "autonorm-explorer notebooks", force)  # a link, a read-only or a user's non-empty folder
     clash = [dest / f for f in files if (dest / f).exists()]
     if clash and not force:
         raise FileExistsError(f"{len(clash)} of the {len(files)} shipped files already exist in {dest} "
@@ -57,7 +61,7 @@ def copy_notebooks(dest: str | os.PathLike, force: bool = False, log=print) -> l
                               "(force=True), or choose another folder")
     for f in files:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / f, dest / f)
+        atomic_write_bytes(dest / f, (root / f).read_bytes())   # a kill leaves no half-copied notebook
     counts = Counter(f"{f.parts[0]}/" if len(f.parts) > 1 else "the top" for f in files)
     where = ", ".join(f"{n} in {k}" for k, n in sorted(counts.items()))
     log(f"copied {len(files)} files into {dest.resolve()}: {where}")

@@ -8,7 +8,7 @@ not overlap (a network's inputs, and each block's weights, each drawable on its 
 
 # %% ../../nbs/01_seeds.ipynb #c697e807
 from __future__ import annotations
-import random
+import os, random
 
 import numpy as np
 import torch
@@ -16,7 +16,8 @@ import torch
 from .validation import check_int
 
 # %% auto #0
-__all__ = ['seed_everything', 'torch_generator', 'derived_seeds', 'derived_generator', 'derived_rng']
+__all__ = ['TEST_SEED_ENV', 'seed_everything', 'test_seed', 'torch_generator', 'derived_seeds', 'derived_generator',
+           'derived_rng']
 
 # %% ../../nbs/01_seeds.ipynb #3587e624
 def seed_everything(seed: int) -> int:
@@ -26,6 +27,20 @@ def seed_everything(seed: int) -> int:
     np.random.seed(seed)
     torch.manual_seed(seed)
     return seed
+
+# %% ../../nbs/01_seeds.ipynb #d5e0c001
+TEST_SEED_ENV = "AUTONORM_TEST_SEED"    # a flake hunt sets it to vary every test's random data at once
+
+def test_seed(default: int = 0) -> int:
+    """The seed of every test's random data: `$AUTONORM_TEST_SEED` (a whole number >= 0), else `default`.
+    Tests and notebook test cells call `seed_everything(test_seed())` first, so a run is reproducible
+    and a flake hunt can vary the data of the whole suite through one variable."""
+    text = os.environ.get(TEST_SEED_ENV, "").strip()
+    if not text: return check_int("default", default, 0, 2**32 - 1)
+    try: value = int(text)
+    except ValueError: raise ValueError(f"{TEST_SEED_ENV}={text!r} must be a whole number in [0, 2**32 - 1]") from None
+    return check_int(TEST_SEED_ENV, value, 0, 2**32 - 1)
+
 
 # %% ../../nbs/01_seeds.ipynb #1896c7c0
 def torch_generator(seed: int, device: str | torch.device = "cpu") -> torch.Generator:

@@ -10,13 +10,13 @@ module calls these rather than formatting its own messages, so the messages read
 
 # %% ../../nbs/00_validation.ipynb #0226e41f
 from __future__ import annotations
-import math
-from typing import Any, Iterable
+import functools, inspect, itertools, math, os, types, typing
+from typing import Any, Callable, Iterable, Literal, Union
 
 import numpy as np
 
 # %% auto #0
-__all__ = ['check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool']
+__all__ = ['check_choice', 'check_finite', 'check_range', 'check_int', 'check_type', 'check_bool', 'checked']
 
 # %% ../../nbs/00_validation.ipynb #4388425b
 def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -29,6 +29,8 @@ def check_choice(field: str, value: Any, allowed: Iterable[Any]) -> Any:
 # %% ../../nbs/00_validation.ipynb #aacc3435
 def check_finite(field: str, value: float) -> float:
     "Return `value` as a float if it is a finite real number, else raise a `ValueError` naming the field."
+    if isinstance(value, (str, bytes, bool, np.bool_)):  # float("0.1") and float(True) would pass
+        raise ValueError(f"{field}={value!r} must be a real number (a {type(value).__name__} is not one)")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -81,3 +83,51 @@ def check_bool(field: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{field}={value!r} must be a bool; allowed: True, False")
     return bool(value)
+
+# %% ../../nbs/00_validation.ipynb #c4e1a002
+def _checker(name: str, hint: Any, rng: tuple | None) -> Callable[[Any], Any] | None:
+    "The check for one annotated parameter (None: nothing to check)."
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Union or isinstance(hint, types.UnionType):
+        members = [a for a in args if a is not type(None)]
+        inner = _checker(name, members[0], rng) if len(members) == 1 else None
+        if inner is None and len(members) > 1 and all(isinstance(m, type) for m in members):
+            allowed = tuple(members)
+            inner = lambda v: check_type(name, v, allowed)
+        if inner is None: return None
+        return (lambda v: v if v is None else inner(v)) if type(None) in args else inner
+    if origin is Literal:
+        return lambda v: check_choice(name, v, args)
+    low, high, *how = rng or (None, None)
+    opened = dict(low_open="low_open" in how, high_open="high_open" in how)
+    if hint is bool: return lambda v: check_bool(name, v)
+    if hint is int: return lambda v: check_int(name, v, low, high)
+    if hint is float: return lambda v: check_range(name, v, low, high, **opened)
+    if hint is str: return lambda v: check_type(name, v, str)
+    if hint is os.PathLike: return lambda v: check_type(name, v, (str, os.PathLike), "a path")
+    return None
+
+def checked(fn: Callable | None = None, *, ranges: dict[str, tuple] | None = None) -> Callable:
+    "Decorator: check every call's arguments against `fn`'s annotations (and `ranges`) before `fn` runs."
+    if fn is None: return lambda f: checked(f, ranges=ranges)
+    hints, sig = typing.get_type_hints(fn), inspect.signature(fn)
+    checks = {n: ck for n in sig.parameters if n in hints
+              for ck in [_checker(n, hints[n], (ranges or {}).get(n))] if ck is not None}
+    unknown = set(ranges or {}) - set(sig.parameters)
+    if unknown: raise ValueError(f"checked({fn.__qualname__}): ranges name no parameter: {sorted(unknown)}")
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = tuple(itertools.takewhile(lambda n: sig.parameters[n].kind in kinds, sig.parameters))
+    get = checks.get          # no Signature.bind per call: positional arguments by name, then keywords
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for n, v in zip(positional, args):
+            ck = get(n)
+            if ck is not None: ck(v)
+        for n, v in kwargs.items():
+            ck = get(n)
+            if ck is not None: ck(v)
+        return fn(*args, **kwargs)          # a missing or extra argument: fn's own TypeError
+    wrapper.__checked__ = checks
+    return wrapper
+

@@ -38,12 +38,12 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..core.files import atomic_write_json
-from ..core.validation import check_bool, check_range, check_type
+from ..core.validation import check_bool, check_range, check_type, checked
 
 # %% auto #0
-__all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'PREDICTION_ID', 'PROGRESS_ENV', 'PROGRESS_FORMAT', 'PROGRESS_COLUMNS', 'Exercise',
-           'lesson_of', 'is_recap', 'register', 'load_exercises', 'get_exercise', 'progress_file', 'check', 'as_number',
-           'number_grader', 'choice_grader', 'text_grader', 'reveal', 'progress']
+__all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'PREDICTION_ID', 'PROGRESS_ENV', 'PROGRESS_FORMAT', 'ECHO_CHARS',
+           'PROGRESS_COLUMNS', 'Exercise', 'lesson_of', 'is_recap', 'register', 'load_exercises', 'get_exercise',
+           'progress_file', 'check', 'as_number', 'number_grader', 'choice_grader', 'text_grader', 'reveal', 'progress']
 
 # %% ../../nbs/60_checking.ipynb #da8e86e0
 EXERCISE_ID = re.compile(r"L(\d+)\.Q?(\d+)")   # "L3.2": lesson 3, exercise 2; "L3.Q2": recap question 2
@@ -198,6 +198,18 @@ def _record_prediction(question_id: str, right: bool | None) -> None:
     if PREDICTION_ID.fullmatch(question_id): _record(question_id, "prediction", bool(right))
 
 # %% ../../nbs/60_checking.ipynb #baae8fbb
+ECHO_CHARS = 80                                   # how much of a malformed answer is shown back
+
+def _echo(answer) -> str:
+    "The answer as the learner wrote it, cut to `ECHO_CHARS` (a 1 MB string or a deep list is not printed whole)."
+    if isinstance(answer, int) and not isinstance(answer, bool) and abs(answer) >= 10**ECHO_CHARS:
+        return f"an int of {len(str(abs(answer)))} digits"            # repr would build the whole number
+    try: text = repr(answer)
+    except RecursionError: return f"a {type(answer).__name__} nested too deep to show"
+    if len(text) <= ECHO_CHARS: return text
+    return f"{text[:ECHO_CHARS - 3]}... (a {type(answer).__name__}, {len(text)} characters)"
+
+@checked
 def check(exercise_id: str, answer, *, solution: bool = False) -> bool:
     """Grade `answer` to `exercise_id`: print ✓, or ✗ with a hint; return whether it is right.
     A learner's answer (anything but `None`) is recorded for `progress`; `solution=True` marks a worked
@@ -206,9 +218,13 @@ def check(exercise_id: str, answer, *, solution: bool = False) -> bool:
     solution = check_bool("solution", solution)
     try:
         hint = ex.grade(answer)
-    except (TypeError, ValueError):
+    except OverflowError:                        # float(10**400): a number, but none a float can hold
+        print(f"✗ malformed answer: expected {ex.expects}, got a number too large for a float ({_echo(answer)})")
+        if not solution: _record(ex.id, "answer", False)
+        return False
+    except (TypeError, ValueError, RecursionError):
         unset = " (no answer yet: replace None by yours)" if answer is None else ""
-        print(f"✗ malformed answer: expected {ex.expects}, got {answer!r}{unset}")
+        print(f"✗ malformed answer: expected {ex.expects}, got {_echo(answer)}{unset}")
         if answer is not None and not solution: _record(ex.id, "answer", False)
         return False
     if not solution: _record(ex.id, "answer", hint is None)

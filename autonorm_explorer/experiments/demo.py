@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..core.cli import run_cli
 from ..core.resources import shipped_path
-from ..core.notebooks import PROJECT_KERNEL, notebook_parameters, run_notebook
+from ..core.files import owned_folder
+from ..core.notebooks import PROJECT_KERNEL, check_kernel, notebook_parameters, run_notebook
 from .sweep import run_sweep
 from ..core.validation import check_type
 
@@ -40,8 +41,11 @@ def demo_notebooks(nbs_path: str | os.PathLike = "nbs", tutorials=DEMO_TUTORIALS
 def run_demo(nbs_path: str | os.PathLike = "nbs", out: str | os.PathLike = "runs/demo", kernel_name: str | None = None,
              tutorials=DEMO_TUTORIALS) -> list[Path]:
     "Run every demo notebook into `out/notebooks/`, its outputs into `out/<notebook>/`; return the executed notebooks."
-    out, done = Path(out).resolve(), []
-    for nb in demo_notebooks(nbs_path, tutorials):
+    check_type("out", out, (str, os.PathLike), "the demo's output folder")
+    notebooks = demo_notebooks(nbs_path, tutorials)
+    if kernel_name is not None: check_kernel(kernel_name)
+    out, done = owned_folder(out, "autonorm-demo").resolve(), []   # a user's folder, a link or a file: refused
+    for nb in notebooks:
         params = {}
         if "out_dir" in notebook_parameters(nb):
             params["out_dir"] = str(out/nb.stem)

@@ -41,6 +41,7 @@ from ..core.validation import check_bool, check_choice, check_int, check_range, 
 from ..core.seeds import seed_everything, torch_generator
 from ..core.devices import resolve_device
 from ..core.files import atomic_write_json
+from ..core.notebooks import PARAMETER_CHECKS
 from ..data.metrics import rotation_accuracy, corruption_accuracy, accuracy
 from .train import TrainConfig, ArrayData, check_device, fit, evaluate, predict
 from ..norms.gates import GateLogger
@@ -140,6 +141,10 @@ def experiment_config(params: Mapping[str, Any]) -> ExperimentConfig:
     for k in params:
         check_choice("experiment parameter", k, names)
     return ExperimentConfig(**params)
+
+# run_notebook and autonorm-sweep check the experiment notebook's parameters with ExperimentConfig's
+# ranges before a kernel or a cell process starts (core.notebooks reads only names and types).
+PARAMETER_CHECKS["autonorm_experiment.ipynb"] = experiment_config
 
 # %% ../../nbs/54_experiment.ipynb #5cdd2ac8
 def subset_split(split, n: int, seed: int = 0):

@@ -39,14 +39,17 @@ from typing import Any, Iterable, Mapping, Sequence
 import nbformat
 import pandas as pd
 
-from ..core.validation import check_choice, check_int, check_type
+from ..core.validation import check_choice, check_int, check_type, checked
 from ..core.files import atomic_write_json, atomic_write_text
-from ..core.notebooks import run_notebook, notebook_parameters, validate_parameters, default_kernel
+from ..core.files import folder_owner, owned_folder
+from ..core.notebooks import (run_notebook, notebook_parameters, validate_parameters, default_kernel,
+                                          check_kernel, declared_types, fits_type, parameter_problems)
 
 # %% auto #0
-__all__ = ['GRID_KEYS', 'DONE', 'FAILED', 'CELL_SPEC', 'KEEP_ON_RETRY', 'CELL_CMD', 'Grid', 'shipped_grids_dir', 'load_grid',
-           'declared_types', 'check_parameter_types', 'Cell', 'expand_grid', 'prepare_cells', 'is_done', 'run_cell',
-           'detect_gpus', 'run_local', 'run_submitit', 'sweep_dir', 'collect', 'sweep_status', 'run_sweep', 'main']
+__all__ = ['GRID_KEYS', 'SAFE_NAME', 'declared_types', 'AXES', 'DONE', 'FAILED', 'CELL_SPEC', 'KEEP_ON_RETRY', 'CELL_CMD',
+           'SWEEP_OWNER', 'Grid', 'shipped_grids_dir', 'load_grid', 'check_name', 'check_parameter_types', 'Cell',
+           'expand_grid', 'axis_problems', 'prepare_cells', 'is_done', 'run_cell', 'detect_gpus', 'run_local',
+           'run_submitit', 'sweep_dir', 'collect', 'sweep_status', 'check_gpus', 'run_sweep', 'main']
 
 # %% ../../nbs/53_sweep.ipynb #ffccf9ff
 GRID_KEYS = ("name", "notebook", "datasets", "methods", "seeds", "parameters", "dataset_parameters",
@@ -139,37 +142,26 @@ def load_grid(path_or_name: str | os.PathLike) -> Grid:
                 dataset_parameters=d.get("dataset_parameters", {}), method_parameters=d.get("method_parameters", {}),
                 overrides=[dict(o) for o in ov], description=d.get("description", ""), source=p)
     _check_tables(grid, f"grid file {p.name}")
+    check_name(f"grid file {p.name}: name", grid.name)
     return grid
 
-# %% ../../nbs/53_sweep.ipynb #e075a651
-_SCALAR_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]*")   # one folder name: no slash, no leading dot
 
-def declared_types(notebook: str | os.PathLike) -> dict[str, type | None]:
-    "Parameter name → the type the notebook expects (its annotation, else its default's type; None: any)."
-    out = {}
-    for name, info in notebook_parameters(notebook).items():
-        t = _SCALAR_TYPES.get(str(info.get("inferred_type_name")))
-        if t is None:
-            try:
-                default = ast.literal_eval(str(info.get("default")))
-            except (ValueError, SyntaxError):
-                default = None
-            t = type(default) if type(default) in _SCALAR_TYPES.values() else None
-        out[name] = t
-    return out
+def check_name(field: str, value: Any) -> str:
+    "`value` if it can name one folder inside the sweeps folder (no `/`, `..`, empty or absolute name)."
+    check_type(field, value, str, "a folder name such as 'cpu-small'")
+    if not SAFE_NAME.fullmatch(value):
+        raise ValueError(f"{field}={value!r} is not allowed; allowed: letters, digits and _ . + = - "
+                         "(one folder name, not starting with a dot: no '/' or '..')")
+    return value
+
+# %% ../../nbs/53_sweep.ipynb #e075a651
+# The notebook's declared parameter types are read by core.notebooks (one reader for run_notebook and sweeps).
+declared_types = declared_types
+
 
 # %% ../../nbs/53_sweep.ipynb #2b239d9d
-def _fits(value: Any, expected: type | None) -> bool:
-    "Whether a grid value can be passed where `expected` is declared (an int is a float; a bool is no number)."
-    if expected is None:
-        return True
-    if isinstance(value, bool):
-        return expected is bool
-    if expected is float:
-        return isinstance(value, (int, float))
-    if expected is int:
-        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    return isinstance(value, expected)
+_fits = fits_type      # an int is a float; a bool is no number; an integral float is an int
 
 def check_parameter_types(parameters: Mapping[str, Any], types: Mapping[str, type | None], where: str = "grid"):
     "A TypeError for the first value whose type is not the one `types` (from `declared_types`) declares."
@@ -177,6 +169,7 @@ def check_parameter_types(parameters: Mapping[str, Any], types: Mapping[str, typ
         if not _fits(value, types.get(name)):
             raise TypeError(f"{where}: parameter {name}={value!r} is a {type(value).__name__}; "
                             f"the notebook declares {types[name].__name__}")
+
 
 # %% ../../nbs/53_sweep.ipynb #94f83792
 @dataclass
@@ -199,10 +192,13 @@ def expand_grid(grid: Grid, out_dir: str | os.PathLike, extra: Mapping[str, Any]
     "Every cell of `grid` (datasets × methods × seeds × overrides) with parameters resolved and checked."
     check_type("grid", grid, Grid, "load one with load_grid(path)")
     _check_tables(grid, f"grid {grid.name!r}")
+    import autonorm_explorer.experiments.runner  # noqa: F401  (registers the experiment's ranges)
+    problems = axis_problems(grid, extra)
+    if problems: raise ValueError("; ".join(problems))
     out_dir, cells = Path(out_dir).resolve(), []
     for ds, m, s, ov in itertools.product(grid.datasets, grid.methods, grid.seeds, grid.overrides):
         ov = dict(ov)
-        tag = str(ov.pop("tag", "")) if ov else ""
+        tag = check_name(f"grid {grid.name!r}: override tag", ov.pop("tag")) if "tag" in ov else ""
         cid = "-".join(_safe(x) for x in (ds, m, f"s{s}") + ((tag,) if tag else ()))
         params = {**grid.parameters, **grid.dataset_parameters.get(ds, {}), **grid.method_parameters.get(m, {}),
                   **ov, **dict(extra or {}), "dataset": ds, "method": m, "seed": int(s),
@@ -213,12 +209,22 @@ def expand_grid(grid: Grid, out_dir: str | os.PathLike, extra: Mapping[str, Any]
     if dup:
         raise ValueError(f"grid {grid.name!r} gives several cells the same id ({', '.join(dup[:3])}); "
                          "give each override a distinct 'tag'")
-    names = set().union(*(c.parameters for c in cells))
-    validate_parameters(grid.notebook, {k: None for k in names})
-    types = declared_types(grid.notebook)
-    for c in cells:
-        check_parameter_types(c.parameters, types, f"grid {grid.name!r}, cell {c.cell_id}")
+    problems = list(dict.fromkeys(q for c in cells for q in
+                                  parameter_problems(grid.notebook, c.parameters, f"cell {c.cell_id}")))
+    if problems:                                   # every problem of every cell, before any process starts
+        raise ValueError(f"grid {grid.name!r} has {len(problems)} problem(s): " + "; ".join(problems))
     return cells
+
+AXES = ("dataset", "method", "seed", "out_dir")   # set by the grid's axes and folders, never by a table
+
+def axis_problems(grid: Grid, extra: Mapping[str, Any] | None = None) -> list[str]:
+    "A parameter table, override or --set that names an axis would be silently overwritten: each is a problem."
+    tables = [("[parameters]", grid.parameters), ("--set", dict(extra or {}))]
+    tables += [(f"[dataset_parameters.{k}]", t) for k, t in grid.dataset_parameters.items()]
+    tables += [(f"[method_parameters.{k}]", t) for k, t in grid.method_parameters.items()]
+    tables += [(f"[[overrides]] #{i + 1}", o) for i, o in enumerate(grid.overrides)]
+    return [f"{where} sets {k!r}, which the grid's axes set (datasets, methods, seeds) or the sweep does "
+            f"(out_dir); allowed: any other parameter of the notebook" for where, t in tables for k in t if k in AXES]
 
 # %% ../../nbs/53_sweep.ipynb #a151ff64
 DONE, FAILED, CELL_SPEC = "DONE", "FAILED", "cell.json"
@@ -484,13 +490,31 @@ def sweep_status(out_dir: str | os.PathLike) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["cell_id", "status"])
 
 # %% ../../nbs/53_sweep.ipynb #744376f4
+SWEEP_OWNER = "autonorm-sweep"
+
+def check_gpus(gpus: Sequence[str] | None) -> list[str] | None:
+    "GPU ids as strings of whole numbers >= 0 (what CUDA_VISIBLE_DEVICES takes), or None for all visible."
+    if gpus is None: return None
+    check_type("gpus", gpus, (list, tuple), "GPU ids such as ['0', '1'] (--gpus 0,1)")
+    bad = [g for g in gpus if not re.fullmatch(r"\d+", str(g).strip())]
+    if bad or not gpus:
+        raise ValueError(f"--gpus {','.join(map(str, gpus))!r} is not allowed: {bad or 'no ids'}; "
+                         "allowed: comma-separated GPU ids, whole numbers >= 0 such as 0,1")
+    return [str(g).strip() for g in gpus]
+
 def _writable_dir(out: Path) -> Path:
-    "Create `out` and check that a file can be written there; a PermissionError naming it otherwise."
+    """Make `out` a folder the sweep owns (a user's non-empty folder, a link or a file is refused: nothing
+    there is overwritten) and check that a file can be written there; a PermissionError naming it otherwise."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        if (out / "grid.json").is_file() and not out.is_symlink() and folder_owner(out) is None:
+            pass                                 # a sweep made before the marker existed: resumable
+        else:
+            owned_folder(out, SWEEP_OWNER)
         probe = out / f".write-test-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
+    except (FileExistsError, ValueError):
+        raise
     except OSError as e:
         raise PermissionError(f"out_dir={str(out)!r} cannot be written ({e.strerror or e}); "
                               "choose a folder you can write, e.g. --out runs/sweeps/NAME") from None
@@ -508,6 +532,7 @@ def _select(cells: list[Cell], only: str | None) -> list[Cell]:
     return chosen
 
 # %% ../../nbs/53_sweep.ipynb #1267d4db
+@checked(ranges={"workers": (1, None)})
 def run_sweep(grid: str | os.PathLike | Grid, out_dir: str | os.PathLike | None = None, executor: str = "local",
               workers: int | None = None, gpus: Sequence[str] | None = None, only: str | None = None,
               extra: Mapping[str, Any] | None = None, kernel_name: str | None = None, cluster: str | None = None,
@@ -517,15 +542,19 @@ def run_sweep(grid: str | os.PathLike | Grid, out_dir: str | os.PathLike | None 
     if workers is not None:
         check_int("workers", workers, 1)
     g = grid if isinstance(grid, Grid) else load_grid(grid)
-    out = Path(out_dir or Path("runs") / "sweeps" / g.name).resolve()
-    cells = _select(expand_grid(g, out, extra), only)
-    dirs = prepare_cells(cells, g, _writable_dir(out), kernel_name)
+    check_name("grid name", g.name)
+    out = Path(out_dir or Path("runs") / "sweeps" / g.name)
+    gpus = check_gpus(gpus)
+    if kernel_name is not None: check_kernel(kernel_name)
+    cells = _select(expand_grid(g, out.resolve(), extra), only)   # every cell checked: nothing has started yet
+    out = _writable_dir(out).resolve()
+    dirs = prepare_cells(cells, g, out, kernel_name)
     n_done, t0 = sum(map(is_done, dirs)), time.time()
     if verbose:
         print(f"sweep {g.name!r}: {len(dirs)} cells, {n_done} already done, {len(dirs) - n_done} to run -> {out}",
               flush=True)
     if executor == "local":
-        gpus = list(gpus) if gpus is not None else detect_gpus()
+        gpus = gpus if gpus is not None else detect_gpus()
         res = run_local(dirs, workers or max(1, len(gpus)), gpus, out / "logs", verbose)
     else:
         res = run_submitit(dirs, out / "submitit", cluster=cluster, wait=wait, **submitit_kw)

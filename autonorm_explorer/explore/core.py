@@ -37,7 +37,7 @@ read out. Everything a person touches is here, once:
 
 # %% ../../nbs/40_widget_core.ipynb #be527ad2
 from __future__ import annotations
-import atexit, html, io, json, math, struct, threading, time, urllib.parse, weakref, zlib
+import atexit, html, io, json, math, os, struct, threading, time, urllib.parse, weakref, zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,14 +52,15 @@ from PIL import Image as PILImage
 from ipyevents import Event as MouseEvents
 from fastcore.basics import patch
 
-from ..core.validation import check_choice, check_range, check_int
+from ..core.validation import check_choice, check_range, check_int, check_type
 from ..core.devices import torch_threads
-from ..core.files import atomic_write_bytes, atomic_write_text
+from ..core.files import atomic_write_bytes, atomic_write_text, owned_folder
 
 # %% auto #0
 __all__ = ['KINDS', 'RESERVED_KEYS', 'QUERY_KEYS', 'RENDER_LOCK', 'HOVER_HINT', 'Param', 'validate_config', 'parse_config',
-           'query_text', 'query_value', 'parse_query', 'settings_query', 'make_control', 'axes_slots', 'png_bytes',
-           'LiveFigure', 'range_fills', 'with_headroom', 'grown_range', 'Explorer', 'Cancelled', 'readout_text']
+           'query_text', 'query_value', 'query_part', 'check_link_base', 'parse_query', 'settings_query',
+           'make_control', 'axes_slots', 'png_bytes', 'LiveFigure', 'range_fills', 'with_headroom', 'grown_range',
+           'Explorer', 'Cancelled', 'readout_text']
 
 # %% ../../nbs/40_widget_core.ipynb #727b5bc6
 KINDS = ("float", "logfloat", "int", "choice", "bool")  # what a Param can hold
@@ -160,11 +161,34 @@ def query_value(p: Param, text: str) -> Any:
     except ValueError: raise bad from None
 
 # %% ../../nbs/40_widget_core.ipynb #1a9e0c04
+def query_part(qs: Any) -> str:
+    "The query of a link (`?a=1&b=2`, or a URL ending in one), without `#...`; a second `?` or a non-text is refused."
+    if not isinstance(qs, str): raise ValueError(f"query={qs!r} has the wrong type; allowed: a text like 'beta=0.5'")
+    body = qs.split("#", 1)[0]
+    head = body.split("?", 1)[0]
+    if body.count("?") > 1 or ("?" in body and ("=" in head or "&" in head)):   # a '?' among the pairs
+        raise ValueError(f"query={qs!r} has {body.count('?')} '?' where it cannot be read; "
+                         "allowed: one, before the key=value pairs "
+                         "(join pairs with '&')")
+    return body.split("?", 1)[-1]
+
+_LINK_SCHEMES = ("http", "https")
+
+def check_link_base(base: Any) -> str:
+    "`base` without its query if it is an http(s) URL or a relative path; `javascript:`, `data:`, `//host` refused."
+    if not isinstance(base, str): raise ValueError(f"link_base={base!r} has the wrong type; allowed: a URL text")
+    parts = urllib.parse.urlsplit(base.strip())
+    bad_char = next((ch for ch in base if ch in "\"'<>`\\" or ch.isspace() or ord(ch) < 32), None)
+    if parts.scheme.lower() not in ("", *_LINK_SCHEMES) or (not parts.scheme and parts.netloc) or bad_char or (
+            parts.scheme and not parts.netloc):
+        raise ValueError(f"link_base={base!r} is not allowed; allowed: an http:// or https:// address, or a "
+                         "relative path such as '' or 'app' (no other scheme, no '//host', no quotes or spaces)")
+    return base.split("?", 1)[0]
+
 def parse_query(qs: str, explorer: str, params: Mapping[str, Param], presets: Mapping[str, tuple] = {}
                 ) -> tuple[dict, str | None]:
     "Parse a link query (`?explorer=rank&beta=0.5`, or a URL ending in one) → (settings with defaults, preset or None)."
-    if not isinstance(qs, str): raise ValueError(f"query={qs!r} has the wrong type; allowed: a text like 'beta=0.5'")
-    qs = qs.split("#", 1)[0].split("?", 1)[-1]
+    qs = query_part(qs)
     try: pairs = urllib.parse.parse_qsl(qs, keep_blank_values=True, strict_parsing=bool(qs))
     except ValueError:
         raise ValueError(f"query={qs!r} is not a URL query; allowed: key=value pairs joined by '&'") from None
@@ -402,9 +426,7 @@ class Explorer:
         self.params = {p.key: p for p in self.PARAMS}
         settings = validate_config(self.params, settings, where=type(self).__name__ + " setting")
         self.background, self.export_dir = background, Path(export_dir)
-        if not isinstance(link_base, str):
-            raise ValueError(f"link_base={link_base!r} has the wrong type; allowed: a URL text")
-        self.link_base = link_base.split("?", 1)[0]
+        self.link_base = check_link_base(link_base)
         self.controls = {k: make_control(p) for k, p in self.params.items()}
         for k, c in self.controls.items(): c.value = settings[k]
         self.live = LiveFigure(**self.FIG)
@@ -922,7 +944,7 @@ def from_query(cls: Explorer, qs: str, background: bool = True, **kw) -> Explore
     Called on `Explorer` itself, it builds the explorer that `explorer=` names."""
     if not cls.PARAMS:                                     # Explorer itself: dispatch on explorer=
         known = {c.query_name(): c for c in _subclasses(cls) if c.PARAMS}
-        name = dict(urllib.parse.parse_qsl(qs.split("#", 1)[0].split("?", 1)[-1])).get("explorer")
+        name = dict(urllib.parse.parse_qsl(query_part(qs))).get("explorer")
         return known[check_choice("explorer", name, list(known))].from_query(qs, background, **kw)
     settings, preset = parse_query(qs, cls.query_name(), {p.key: p for p in cls.PARAMS}, cls.PRESETS)
     self = cls(background=background, **kw, **settings)
@@ -939,8 +961,7 @@ def link(self: Explorer) -> str:
 @patch
 def set_link_base(self: Explorer, base: str):
     "Point the 'link to this view' element at `base` (e.g. the web app's address); '' keeps it relative."
-    if not isinstance(base, str): raise ValueError(f"link_base={base!r} has the wrong type; allowed: a URL text")
-    self.link_base = base.split("?", 1)[0]
+    self.link_base = check_link_base(base)
     self._update_config_text()
 
 # %% ../../nbs/40_widget_core.ipynb #e6a82e6f
@@ -1050,8 +1071,12 @@ def plotted_table(self: Explorer) -> pd.DataFrame:
 def _write_files(self: Explorer, folder: Path, files: dict):
     "Write `files` (name -> bytes or text) into `folder` atomically; an `OSError` names the folder (status line too)."
     try:
+        owned_folder(folder, "explorer export")   # a user's folder, a link or a file is refused: nothing overwritten
         for name, data in files.items():
             (atomic_write_bytes if isinstance(data, bytes) else atomic_write_text)(folder / name, data)
+    except (FileExistsError, ValueError) as e:
+        self._status(f"<b style='color:#b00'>error:</b> {html.escape(str(e))}")
+        raise
     except OSError as e:                # unwritable or missing folder: say so where the user looks
         err = type(e)(f"export: cannot write into {str(folder)!r} ({e.strerror or e}); "
                       "allowed: a folder you can write to (the 'export to' box)")
@@ -1064,9 +1089,10 @@ def export(self: Explorer, folder: str | Path | None = None, timestamped: bool =
     "Write figure.png, data.csv and config.json of the drawn view into `folder`; say where; return the folder."
     if not self.wait(120) or self.data is None:
         raise ValueError("export: nothing drawn yet; allowed once a result is shown")
+    check_type("folder", folder, (str, os.PathLike, type(None)), "a folder path, or None for export_dir")
     folder = Path(folder or self.export_dir)
     if timestamped: folder = folder / f"{type(self).__name__}-{time.strftime('%Y%m%d-%H%M%S')}"
-    folder = folder.resolve()
+    folder = folder if folder.is_symlink() else folder.resolve()   # a link stays one: owned_folder refuses it
     with self._fig_lock:
         cfg = json.loads(self.to_config())
         cfg.update(self.data_settings)  # the drawn view

@@ -17,7 +17,7 @@ What this module gives:
 
 # %% ../../nbs/24_gates.ipynb #f3b99d1a
 from __future__ import annotations
-import math
+import json, math
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 import matplotlib.pyplot as plt
 
-from ..core.validation import check_choice, check_int, check_range, check_type
+from ..core.validation import check_choice, check_int, check_range, check_type, checked
 from ..core.files import append_jsonl, atomic_write_jsonl
 from .autonorm import AutoNorm, GATE_COLUMNS, gate_epoch_summary, gated_sites, set_tau, site_layer
 from .schedule import selector_parameters
@@ -39,19 +39,40 @@ __all__ = ['STEP_COLUMNS', 'ENTROPY_LABELS', 'GateLogger', 'plot_entropy', 'w_dy
 # %% ../../nbs/24_gates.ipynb #77ea9ff5
 STEP_COLUMNS = ["step", "site", "layer", "role", "method", "w_dyt", "entropy", "entropy_tau", "frozen"]
 
+# %% ../../nbs/24_gates.ipynb #b1d0a7e5
+def _check_log_path(p: Path) -> Path:
+    """The epoch log's path, checked when the logger is made (not at the first epoch end): not a folder,
+    not a link, not a read-only folder, and, if the file exists, a gate log (JSON rows) rather than a
+    user's file that `load_state_dict` would rewrite."""
+    if p.is_dir():
+        raise ValueError(f"path={str(p)!r} is a folder; allowed: a .jsonl file path (e.g. {p / 'gates.jsonl'})")
+    if p.is_symlink(): raise ValueError(f"path={str(p)!r} is a symbolic link; give the real file, not a link to it")
+    folder = p.parent if str(p.parent) else Path(".")
+    if folder.is_dir() and not (folder.stat().st_mode & 0o222):
+        raise PermissionError(f"path={str(p)!r} is in a read-only folder; choose a folder you can write to")
+    if p.is_file() and p.stat().st_size:
+        with open(p, "rb") as f: first = f.readline(4096)
+        try: ok = isinstance(json.loads(first), dict)
+        except ValueError: ok = False
+        if not ok:
+            raise FileExistsError(f"path={str(p)!r} exists and is not a gate log (its first line is no JSON row); "
+                                  "it would be overwritten. Choose a new .jsonl path")
+    return p
+
+
 # %% ../../nbs/24_gates.ipynb #55484f95
 class GateLogger:
     "Trainer callback: per-site gate weights/entropy every `every` steps (None: off) and per epoch; JSONL; resumable."
     def __init__(self, every: int | None = 1, path: str | os.PathLike | None = None):
         self.every = None if every is None else check_int("every", every, 1)
         check_type("path", path, (str, os.PathLike, type(None)), "a JSONL file for the epoch log, or None")
-        self.path = Path(path) if path else None
+        self.path = _check_log_path(Path(path)) if path else None
         self._steps: list[dict] = []                                     # plain rows: checkpoint-friendly
         self._epochs: list[dict] = []
 
+    @checked(ranges={"step": (0, None)})     # the signature is the contract: step an int >= 0 (not 1.5, not True)
     def on_step_end(self, *, step: int, model: nn.Module, **kwargs: Any) -> None:
         "Every `every` steps: one row per gated site with the last batch's mean w_DyT and entropies."
-        step = check_int("step", step, 0)
         if self.every is None or step % self.every:
             return
         for name, m in gated_sites(model):
@@ -85,6 +106,12 @@ class GateLogger:
         if not {"steps", "epochs"} <= set(sd):
             raise ValueError(f"GateLogger.load_state_dict: the state has keys {sorted(sd)}; "
                              "expected 'steps' and 'epochs'")
+        for key in ("steps", "epochs"):
+            rows = sd[key]
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                shown = repr(rows) if len(repr(rows)) <= 60 else repr(rows)[:57] + "..."
+                raise ValueError(f"GateLogger.load_state_dict: state[{key!r}]={shown} is not allowed; "
+                                 "allowed: a list of row dicts, as GateLogger.state_dict() returns")
         self._steps, self._epochs = list(sd["steps"]), list(sd["epochs"])
         if self.path is not None:
             atomic_write_jsonl(self.path, self._epochs)

@@ -144,6 +144,9 @@ def on_epoch_end(self: GateFreezer, *, epoch: int, model: nn.Module, optimizer: 
                  ema_model: nn.Module | None = None, **kwargs: Any) -> None:
     "Close the epoch's gate summary; at epoch `t_freeze` take the rule's decision once; log the entropies."
     epoch = check_int("epoch", epoch, 1)
+    if self.history and epoch <= self.history[-1]["epoch"]:   # a repeated or backward epoch would re-decide
+        raise ValueError(f"GateFreezer: epoch={epoch} is not after the last epoch seen ({self.history[-1]['epoch']}); "
+                         f"allowed: epoch >= {self.history[-1]['epoch'] + 1}")
     check_type("model", model, nn.Module, "the model being trained")
     if not any(isinstance(m, AutoNorm) for m in model.modules()):
         if not self._warned:

@@ -35,7 +35,7 @@ from ..explore.core import Explorer
 # %% auto #0
 __all__ = ['EXPLORER_MODULES', 'DEFAULT_LINK_EXPLORER', 'CULL_IDLE_S', 'CULL_INTERVAL_S', 'PAGE_EXTENSIONS', 'explorer_classes',
            'linked_explorer', 'with_explorer', 'export_files', 'download_links', 'serve_downloads', 'AppPage',
-           'voila_command', 'app_parser', 'app_main']
+           'voila_command', 'app_parser', 'check_ip', 'app_main']
 
 # %% ../../nbs/72_app.ipynb #eca59c49
 EXPLORER_MODULES = ("explore.rank", "explore.gates")     # package modules that define explorers
@@ -207,10 +207,23 @@ def app_parser() -> argparse.ArgumentParser:
     return ap
 
 # %% ../../nbs/72_app.ipynb #edd037fc
+def check_ip(ip: str) -> str:
+    "`ip` if Voilà can listen on it: an IPv4/IPv6 address or `localhost`; else a ValueError naming it."
+    import ipaddress
+    if ip != "localhost":
+        try: ipaddress.ip_address(ip)
+        except ValueError:
+            raise ValueError(f"--ip {ip!r} is not an address; allowed: an IPv4 or IPv6 address such as "
+                             "127.0.0.1 or 0.0.0.0, or localhost") from None
+    return ip
+
 def _serve(a: argparse.Namespace) -> int:
     "Print the app's address, then become the Voilà process that serves it."
     notebook = Path(a.notebook) if a.notebook else shipped_path("notebooks", "app.ipynb").resolve()
     if not notebook.is_file(): raise FileNotFoundError(f"notebook={str(notebook)!r} does not exist")
+    if notebook.suffix != ".ipynb":
+        raise ValueError(f"--notebook {str(notebook)!r} is not a notebook; allowed: a .ipynb file")
+    check_ip(a.ip)
     cmd = voila_command(notebook, a.port, a.ip, a.cull_idle)
     print(f"App: http://{a.ip}:{a.port}/  (try http://{a.ip}:{a.port}/?explorer=rank&placement=post&beta=0.5)\n"
           f"Idle visitors' kernels are shut down after {a.cull_idle} s. Stop with Ctrl-C.", flush=True)
