@@ -17,8 +17,7 @@ executors and `os.execv` are replaced by stand-ins that record the launch (paper
 writes the output notebook, as papermill does, so output = input shows as data loss).
 
 `python tests/fuzz_cases.py [--markdown FILE]` prints the counts per entry point.
-Rows with `elsewhere=True` belong to entry points another issue fixes (autonormify, block_rank_profile):
-they are counted, and `tests/test_fuzz.py` does not require them to be clear.
+Every row, autonormify's and block_rank_profile's included, must be clear (`tests/test_fuzz.py`).
 """
 from __future__ import annotations
 
@@ -59,7 +58,6 @@ class Fuzz:
     names: tuple[str, ...] = ()
     guard: Callable[[], Any] | None = None      # snapshot of what must not change (file bytes, folder listing)
     prints: bool = False                         # the entry point answers by printing (course.checking.check)
-    elsewhere: bool = False                      # fixed by another issue's owner; listed, not required here
 
     def __str__(self):
         return f"{self.entry}: {self.what}"
@@ -703,21 +701,20 @@ def _cases() -> list[Fuzz]:
     add(E, "seed -1", lambda: profile(seed=-1), ("seed", "-1"))
     add(E, "device 'tpu'", lambda: profile(device="tpu"), ("tpu",))
 
-    # elsewhere: autonormify / block_rank_profile (listed, fixed by the norms.convert owner)
+    # autonormify / block_rank_profile (fixed after the first table: bools, ints and finite inputs)
     E = "autonormify"
-    add(E, "causal 'no'", lambda: nify(causal="no"), ("causal", "'no'"), elsewhere=True)
-    add(E, "copy_affine 'no'", lambda: nify(copy_affine="no"), ("copy_affine", "'no'"), elsewhere=True)
-    add(E, "batch_dim 1.5", lambda: nify(batch_dim=1.5), ("batch_dim", "1.5"), elsewhere=True)
-    add(E, "batch_dim True", lambda: nify(batch_dim=True), ("batch_dim", "True"), elsewhere=True)
-    add(E, "method unknown", lambda: nify(method="batchnorm"), ("batchnorm",), elsewhere=True)
-    add(E, "targets a string", lambda: nify(targets="layernorm"), ("targets",), elsewhere=True)
+    add(E, "causal 'no'", lambda: nify(causal="no"), ("causal", "'no'"))
+    add(E, "copy_affine 'no'", lambda: nify(copy_affine="no"), ("copy_affine", "'no'"))
+    add(E, "batch_dim 1.5", lambda: nify(batch_dim=1.5), ("batch_dim", "1.5"))
+    add(E, "batch_dim True", lambda: nify(batch_dim=True), ("batch_dim", "True"))
+    add(E, "method unknown", lambda: nify(method="batchnorm"), ("batchnorm",))
+    add(E, "targets holds a number", lambda: nify(targets=("layernorm", 3)), ("targets", "3"))
     E = "block_rank_profile"
-    add(E, "NaN inputs", lambda: brp(torch.full((3, 4), float("nan"))), ("NaN",), elsewhere=True)
-    add(E, "inf inputs", lambda: brp(torch.full((3, 4), float("inf"))), ("inf",), elsewhere=True)
-    add(E, "jacobian 'no'", lambda: brp(torch.zeros(3, 4), jacobian="no"), ("jacobian", "'no'"), elsewhere=True)
-    add(E, "chunk_size 1.5", lambda: brp(torch.zeros(3, 4), chunk_size=1.5), ("chunk_size", "1.5"), elsewhere=True)
-    add(E, "jacobian_samples True", lambda: brp(torch.zeros(3, 4), jacobian_samples=True), ("jacobian_samples",),
-        elsewhere=True)
+    add(E, "NaN inputs", lambda: brp(torch.full((3, 4), float("nan"))), ("NaN",))
+    add(E, "inf inputs", lambda: brp(torch.full((3, 4), float("inf"))), ("inf",))
+    add(E, "jacobian 'no'", lambda: brp(torch.zeros(3, 4), jacobian="no"), ("jacobian", "'no'"))
+    add(E, "chunk_size 1.5", lambda: brp(torch.zeros(3, 4), chunk_size=1.5), ("chunk_size", "1.5"))
+    add(E, "jacobian_samples True", lambda: brp(torch.zeros(3, 4), jacobian_samples=True), ("jacobian_samples",))
     return C
 
 
@@ -749,7 +746,7 @@ def run_table(cases=CASES) -> list[tuple[Fuzz, str, str]]:
 def counts(results) -> dict[str, Counter]:
     per = defaultdict(Counter)
     for c, kind, _ in results:
-        per[c.entry + (" (elsewhere)" if c.elsewhere else "")][kind] += 1
+        per[c.entry][kind] += 1
     return per
 
 

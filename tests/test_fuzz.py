@@ -1,8 +1,6 @@
 """The fuzz table (`tests/fuzz_cases.py`): every row must be answered clearly, and no row may lose data.
 
-Rows that belong to entry points another issue fixes (`elsewhere=True`: autonormify, block_rank_profile)
-must still never lose data; their clarity is that issue's test. The counts before and after the fixes are
-in `tests/fuzz_results.md`."""
+The counts before and after the fixes are in `tests/fuzz_results.md`."""
 import os
 import sys
 from pathlib import Path
@@ -26,9 +24,6 @@ def _in_scratch(monkeypatch):
 def test_fuzz_row(case):
     kind, seen = classify(case)
     assert kind != "data-loss", f"{case}: {seen}"
-    if case.elsewhere:
-        pytest.xfail(f"{case}: fixed with its owner's issue ({kind})") if kind != "clear" else None
-        return
     assert kind == "clear", f"{case}: {kind}: {seen}"
 
 

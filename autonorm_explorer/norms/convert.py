@@ -37,7 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..core.validation import check_choice, check_type
+from ..core.validation import check_choice, check_type, checked
 from .registry import NORM_KINDS, NORM_METHODS, canonical_norm, make_norm
 from .layers import LayerNorm, RMSNorm, FiLMNorm, check_last_dim
 from .autonorm import AutoNorm, GatedSite, causal_token_mean, in_checkpoint_recompute
@@ -879,7 +879,8 @@ def _swap_in(model: nn.Module, swaps: list, entries: list) -> nn.Module:
 _OTHER_NORMS = (nn.GroupNorm, nn.modules.batchnorm._BatchNorm, nn.modules.instancenorm._InstanceNorm)
 
 
-def autonormify(
+@checked(ranges={"batch_dim": (0, None)})   # the annotations are the contract: causal="no",
+def autonormify(                             # copy_affine="no", batch_dim=1.5 or True are refused
     model: nn.Module,
     method: str = "autonorm",
     *,
@@ -914,7 +915,6 @@ def autonormify(
             raise ValueError(
                 f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
             )
-    causal = None if causal is None else bool(causal)  # None: each site its stream's (stream_causal)
     plan, skipped_rms = _plan_sites(model, targets, rules)                       # 1. every site, or why not
     swaps, sites = _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw)   # 2. may raise
     if skipped_rms:

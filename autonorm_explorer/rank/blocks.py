@@ -248,6 +248,10 @@ def _check_stream(h0: torch.Tensor, mask: torch.Tensor, jacobian: bool) -> None:
         raise ValueError(f"the stream entering the first block must be float [B, d] or [B, N, d]; "
                          f"got {h0.dtype} {tuple(h0.shape)}")
     if h0.shape[0] == 0: raise ValueError(f"inputs hold no sample (the stream is {tuple(h0.shape)}); allowed: B >= 1")
+    if not bool(torch.isfinite(h0).all()):               # a NaN/inf would reach the eigensolver as a LinAlgError
+        n_nan, n_inf = int(torch.isnan(h0).sum()), int(torch.isinf(h0).sum())
+        raise ValueError(f"the stream entering the first block holds {n_nan} NaN and {n_inf} inf value(s) "
+                         f"(from the inputs or the embedding); allowed: finite numbers only")
     if jacobian:
         K = int(mask.sum(1).max()) * h0.shape[-1]
         check_memory(f"the Jacobian of {K // h0.shape[-1]} tokens × width {h0.shape[-1]} ({K}×{K} float64, 4 copies)",
