@@ -38,7 +38,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..core.files import atomic_write_json
-from ..core.validation import check_bool, check_range, check_type, checked
+from ..core.validation import check_bool, check_range, check_type
 
 # %% auto #0
 __all__ = ['EXERCISE_ID', 'EXERCISE_MODULES', 'PREDICTION_ID', 'PROGRESS_ENV', 'PROGRESS_FORMAT', 'ECHO_CHARS',
@@ -209,7 +209,6 @@ def _echo(answer) -> str:
     if len(text) <= ECHO_CHARS: return text
     return f"{text[:ECHO_CHARS - 3]}... (a {type(answer).__name__}, {len(text)} characters)"
 
-@checked
 def check(exercise_id: str, answer, *, solution: bool = False) -> bool:
     """Grade `answer` to `exercise_id`: print ✓, or ✗ with a hint; return whether it is right.
     A learner's answer (anything but `None`) is recorded for `progress`; `solution=True` marks a worked
