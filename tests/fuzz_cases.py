@@ -167,24 +167,6 @@ EXP_NB = _exp_nb()
 BASE = 'datasets = ["digits"]\nmethods = ["autonorm"]\nseeds = [0]\n'
 
 
-def sweep_cli(*argv):
-    from autonorm_explorer.experiments.sweep import main
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        try:
-            status = main(list(argv))
-        except SystemExit as e:
-            status = e.code
-    if status != 0:
-        raise CliError(f"exit {status}: {err.getvalue().strip()}")
-    return status
-
-
-def run_grid(path: Path, *more):
-    out = ROOT / "sweeps" / path.stem
-    return sweep_cli("run", str(path), "--out", str(out), *more)
-
-
 def cli(main_name: str):
     def go(*argv):
         import importlib
@@ -200,6 +182,14 @@ def cli(main_name: str):
             raise CliError(f"exit {status}: {err.getvalue().strip()}")
         return status
     return go
+
+
+sweep_cli = cli("autonorm_explorer.experiments.sweep.main")   # autonorm-sweep
+
+
+def run_grid(path: Path, *more):
+    out = ROOT / "sweeps" / path.stem
+    return sweep_cli("run", str(path), "--out", str(out), *more)
 
 
 app = cli("autonorm_explorer.web.app.app_main")
