@@ -52,8 +52,8 @@ def copy_notebooks(dest: str | os.PathLike, force: bool = False, log=print) -> l
     dest, root = Path(dest).expanduser(), shipped_path("notebooks")
     if dest.exists() and not dest.is_dir(): raise NotADirectoryError(f"dest={str(dest)!r} is a file, not a folder")
     files = shipped_notebooks()
-    if not force or dest.is_symlink() or (dest.is_dir() and not (dest.stat().st_mode & 0o222)):
-        owned_folder(dest, "autonorm-explorer notebooks", force)  # a link, a read-only or a user's non-empty folder
+    owned_folder(dest, "autonorm-explorer notebooks", force)   # a link, a read-only or (without force) a user's
+                                                              # non-empty folder is refused; force adds, deletes nothing
     clash = [dest / f for f in files if (dest / f).exists()]
     if clash and not force:
         raise FileExistsError(f"{len(clash)} of the {len(files)} shipped files already exist in {dest} "

@@ -42,14 +42,13 @@ import pandas as pd
 from ..core.validation import check_choice, check_int, check_type, checked
 from ..core.files import atomic_write_json, atomic_write_text
 from ..core.files import folder_owner, owned_folder
-from ..core.notebooks import (run_notebook, notebook_parameters, validate_parameters, default_kernel,
-                                          check_kernel, declared_types, fits_type, parameter_problems)
+from ..core.notebooks import run_notebook, default_kernel, check_kernel, parameter_problems
 
 # %% auto #0
-__all__ = ['GRID_KEYS', 'SAFE_NAME', 'declared_types', 'AXES', 'DONE', 'FAILED', 'CELL_SPEC', 'KEEP_ON_RETRY', 'CELL_CMD',
-           'SWEEP_OWNER', 'Grid', 'shipped_grids_dir', 'load_grid', 'check_name', 'check_parameter_types', 'Cell',
-           'expand_grid', 'axis_problems', 'prepare_cells', 'is_done', 'run_cell', 'detect_gpus', 'run_local',
-           'run_submitit', 'sweep_dir', 'collect', 'sweep_status', 'check_gpus', 'run_sweep', 'main']
+__all__ = ['GRID_KEYS', 'SAFE_NAME', 'AXES', 'DONE', 'FAILED', 'CELL_SPEC', 'KEEP_ON_RETRY', 'CELL_CMD', 'SWEEP_OWNER', 'Grid',
+           'shipped_grids_dir', 'load_grid', 'check_name', 'Cell', 'expand_grid', 'axis_problems', 'prepare_cells',
+           'is_done', 'run_cell', 'detect_gpus', 'run_local', 'run_submitit', 'sweep_dir', 'collect', 'sweep_status',
+           'check_gpus', 'run_sweep', 'main']
 
 # %% ../../nbs/53_sweep.ipynb #ffccf9ff
 GRID_KEYS = ("name", "notebook", "datasets", "methods", "seeds", "parameters", "dataset_parameters",
@@ -154,22 +153,6 @@ def check_name(field: str, value: Any) -> str:
         raise ValueError(f"{field}={value!r} is not allowed; allowed: letters, digits and _ . + = - "
                          "(one folder name, not starting with a dot: no '/' or '..')")
     return value
-
-# %% ../../nbs/53_sweep.ipynb #e075a651
-# The notebook's declared parameter types are read by core.notebooks (one reader for run_notebook and sweeps).
-declared_types = declared_types
-
-
-# %% ../../nbs/53_sweep.ipynb #2b239d9d
-_fits = fits_type      # an int is a float; a bool is no number; an integral float is an int
-
-def check_parameter_types(parameters: Mapping[str, Any], types: Mapping[str, type | None], where: str = "grid"):
-    "A TypeError for the first value whose type is not the one `types` (from `declared_types`) declares."
-    for name, value in parameters.items():
-        if not _fits(value, types.get(name)):
-            raise TypeError(f"{where}: parameter {name}={value!r} is a {type(value).__name__}; "
-                            f"the notebook declares {types[name].__name__}")
-
 
 # %% ../../nbs/53_sweep.ipynb #94f83792
 @dataclass
