@@ -20,7 +20,7 @@ from .validation import check_type
 
 # %% auto #0
 __all__ = ['OWNER_MARKER', 'atomic_write_bytes', 'atomic_write_text', 'atomic_write_json', 'append_jsonl', 'atomic_write_jsonl',
-           'atomic_torch_save', 'folder_owner', 'owned_folder']
+           'atomic_torch_save', 'folder_owner', 'is_read_only', 'owned_folder']
 
 # %% ../../nbs/03_files.ipynb #87c83541
 def _create_temp(folder: Path, name: str) -> tuple[int, Path]:
@@ -108,6 +108,11 @@ def folder_owner(path: str | os.PathLike) -> str | None:
         return None
 
 # %% ../../nbs/03_files.ipynb #f4187bf7
+def is_read_only(path: str | os.PathLike) -> bool:
+    "Whether `path` is a folder nobody may write (no write bit at all): refused even for root, who could."
+    p = Path(path)
+    return p.is_dir() and not (p.stat().st_mode & 0o222)
+
 def owned_folder(path: str | os.PathLike, owner: str, force: bool = False) -> Path:
     "Return `path` as a folder `owner` may fill: made (and marked) if absent or empty; refused if someone else's."
     check_type("owner", owner, str)
@@ -122,7 +127,7 @@ def owned_folder(path: str | os.PathLike, owner: str, force: bool = False) -> Pa
         raise FileExistsError(f"{p} is not empty and was not made by {owner}"
                               + (f" (it was made by {made_by})" if made_by else "")
                               + "; choose a new or empty folder, or pass --force to add to it (nothing is deleted)")
-    if p.is_dir() and not (p.stat().st_mode & 0o222):      # read-only, also for root (who may write anyway)
+    if is_read_only(p):
         raise PermissionError(f"{p} is read-only; choose a folder you can write to")
     p.mkdir(parents=True, exist_ok=True)
     if folder_owner(p) is None and not any(x.name != OWNER_MARKER for x in p.iterdir()):

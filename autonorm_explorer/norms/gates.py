@@ -28,7 +28,7 @@ import torch.nn as nn
 import matplotlib.pyplot as plt
 
 from ..core.validation import check_choice, check_int, check_range, check_type, checked
-from ..core.files import append_jsonl, atomic_write_jsonl
+from ..core.files import append_jsonl, atomic_write_jsonl, is_read_only
 from .autonorm import AutoNorm, GATE_COLUMNS, gate_epoch_summary, gated_sites, set_tau, site_layer
 from .schedule import selector_parameters
 
@@ -48,7 +48,7 @@ def _check_log_path(p: Path) -> Path:
         raise ValueError(f"path={str(p)!r} is a folder; allowed: a .jsonl file path (e.g. {p / 'gates.jsonl'})")
     if p.is_symlink(): raise ValueError(f"path={str(p)!r} is a symbolic link; give the real file, not a link to it")
     folder = p.parent if str(p.parent) else Path(".")
-    if folder.is_dir() and not (folder.stat().st_mode & 0o222):
+    if is_read_only(folder):
         raise PermissionError(f"path={str(p)!r} is in a read-only folder; choose a folder you can write to")
     if p.is_file() and p.stat().st_size:
         with open(p, "rb") as f: first = f.readline(4096)
