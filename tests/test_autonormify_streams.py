@@ -344,20 +344,19 @@ def gpt2():
         embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0, pad_token_id=0))
 
 
-def qwen2():
+def _gqa_decoder(model_cls, config_cls):
+    "A two-layer grouped-query decoder (Qwen2 and Llama share the config fields)."
     torch.manual_seed(0)
-    return hf.Qwen2ForCausalLM(hf.Qwen2Config(
+    return model_cls(config_cls(
         vocab_size=V, hidden_size=D, intermediate_size=32, num_hidden_layers=2,
         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
         bos_token_id=0, eos_token_id=0, pad_token_id=0))
 
 
-def llama():
-    torch.manual_seed(0)
-    return hf.LlamaForCausalLM(hf.LlamaConfig(
-        vocab_size=V, hidden_size=D, intermediate_size=32, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
-        bos_token_id=0, eos_token_id=0, pad_token_id=0))
+def qwen2(): return _gqa_decoder(hf.Qwen2ForCausalLM, hf.Qwen2Config)
+
+
+def llama(): return _gqa_decoder(hf.LlamaForCausalLM, hf.LlamaConfig)
 
 
 def opt():
