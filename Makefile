@@ -71,7 +71,7 @@ export: $(STAMP)/installed
 	$(VENV)/nbdev-clean
 
 bench: setup
-	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b; done
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
 # Regenerate constraints.txt from the current venv (after changing dependencies on purpose). --all keeps
 # setuptools, the build backend the wheel test uses; pip itself is upgraded by setup, not pinned.

@@ -8,7 +8,7 @@ to read); this script only runs them one after the other, each in its own proces
 
     .venv/bin/python benchmarks/run_all.py                 # the default set (about 10 minutes on 2 busy cores)
     .venv/bin/python benchmarks/run_all.py --all           # also the app's memory per visitor (needs chromium)
-    .venv/bin/python benchmarks/run_all.py --only import widgets-defaults
+    .venv/bin/python benchmarks/run_all.py --only import widgets-defaults   # the others' results are kept
     .venv/bin/python benchmarks/run_all.py --page-only     # rewrite docs/guide/measured.md from results.json
 """
 import argparse, datetime, json, statistics, subprocess, sys, time
@@ -54,6 +54,10 @@ BENCHES = {
     "vision-batches": ("On-device vision batches", "Images/s of `VisionBatches` against per-sample DataLoader "
                        "pipelines doing the same augmentation, on 2000 digits-sized images.",
                        ["benchmarks/bench_vision_batches.py", "--n", "2000"], False),
+    "checked": ("The signature check at its hottest call", "`core.validation.checked` on "
+                "`GateLogger.on_step_end`, called after every training step: decorated against undecorated and "
+                "against the old hand-written check, interleaved rounds, and its cost as a share of one step.",
+                ["benchmarks/bench_checked.py"], False),
     "app-memory": ("Memory per visitor of make app", "The app's server alone, then each visitor's kernel (RSS "
                    "and USS) with one visitor in headless Chromium.",
                    ["benchmarks/bench_app_memory.py", "--visitors", "1"], True),
@@ -111,8 +115,14 @@ def main(argv=None) -> int:
         results = [run(n, a.timeout) for n in names]
         cmd = "python benchmarks/run_all.py" + (" --all" if a.all else "")
         cmd += f" --only {' '.join(a.only)}" if a.only else ""
-        atomic_write_json(ROOT / RESULTS, dict(start, command=cmd, benchmarks=results,
-                                               machine_after=dict(load_avg_1min=machine()["load_avg_1min"])))
+        for r in results: r.update(date=start["date"], commit=start["commit"])
+        if a.only and (ROOT / RESULTS).is_file():    # --only replaces those benchmarks; the others' results stay
+            old = json.loads((ROOT / RESULTS).read_text())
+            kept = [dict(b, date=b.get("date", old["date"]), commit=b.get("commit", old["commit"]))
+                    for b in old["benchmarks"] if b["name"] not in names]
+            results = sorted(kept + results, key=lambda b: list(BENCHES).index(b["name"]))
+        run_info = dict(start, command=cmd, machine_after=dict(load_avg_1min=machine()["load_avg_1min"]))
+        atomic_write_json(ROOT / RESULTS, dict(run_info, benchmarks=results))
         print(f"wrote {RESULTS}")
     print(f"wrote {write_page().relative_to(ROOT)}")
     return 0

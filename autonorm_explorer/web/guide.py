@@ -132,8 +132,9 @@ def measured_page(root: str | Path = ".", last_test: bool = True) -> str:
         lines += ["## Benchmarks", "", f"Last run: {_where(r)}. Reproduce with `{again}`.", ""]
         for b in r.get("benchmarks", []):
             failed = "" if b.get("returncode") == 0 else f", **failed** (exit {b.get('returncode')})"
+            when = f", measured {b['date']} at commit `{b['commit'][:12]}`" if b.get("date") else ""
             lines += [f"### {b['title']}", "", b.get("what", ""), "",
-                      f"`{b['command']}`: {b['seconds']:.0f} s{failed}.", ""]
+                      f"`{b['command']}`: {b['seconds']:.0f} s{failed}{when}.", ""]
             lines += _fence(b.get("output", "") or "(no output)") + [""]
     test = root / LAST_TEST
     if last_test and test.exists():
