@@ -66,6 +66,20 @@ def load_avg() -> float:
     return os.getloadavg()[0]
 
 
+# Trees from before the layout (one flat package) hold the same modules under their old names.
+FLAT_NAMES = {"explore.core": "widget_core", "explore.rank": "widgets", "rank.resmlp": "resmlp",
+              "rank.propagation": "propagation"}
+
+
+def module(name: str):
+    """`autonorm_explorer.<name>` of the tree on PYTHONPATH, by its pre-layout name in a flat tree. Decided from the
+    tree's files: importing a missing subpackage would fall through to the editable install (another tree)."""
+    import importlib
+    import autonorm_explorer
+    flat = not (Path(autonorm_explorer.__file__).parent / "explore").is_dir()
+    return importlib.import_module(f"autonorm_explorer.{FLAT_NAMES[name] if flat else name}")
+
+
 def extract_ref(ref: str) -> Path:
     "The package of git `ref` in a temporary folder (removed at exit)."
     tmp = Path(tempfile.mkdtemp(prefix="bench-before-"))
@@ -79,7 +93,7 @@ def extract_ref(ref: str) -> Path:
 
 def render_log() -> list:
     "The times of every render of every figure from now on (wraps LiveFigure.render)."
-    from autonorm_explorer.explore.core import LiveFigure
+    LiveFigure = module("explore.core").LiveFigure
     log, orig = [], LiveFigure.render
     def logged(self, *a, **kw):
         out = orig(self, *a, **kw)
@@ -91,7 +105,7 @@ def render_log() -> list:
 
 def explorer_n(n=None) -> int:
     "The number of inputs this tree's RankExplorer uses: `n` if given, else its default."
-    from autonorm_explorer.explore.rank import RankExplorer
+    RankExplorer = module("explore.rank").RankExplorer
     if n is not None: return n
     params = {p.key: p for p in RankExplorer.PARAMS}
     return params["n_samples"].default if "n_samples" in params else RankExplorer.N_SAMPLES
@@ -100,10 +114,10 @@ def explorer_n(n=None) -> int:
 def explorer_compute(cfg, w, n: int, float64_stream: bool = False):
     """What this tree's RankExplorer computes for `cfg` on n inputs, as a function of nothing (no explorer, main
     thread); `float64_stream`: the same with the samples' pass in float64 (the float64 floor of that computation)."""
-    from autonorm_explorer.rank import propagation
+    propagation = module("rank.propagation")
     if not hasattr(propagation, "rank_profile_steps"):                    # before: rank_profile, SVD
         return lambda: propagation.rank_profile(cfg, n_samples=n, weights=w, centered=False)
-    from autonorm_explorer.explore.rank import RankExplorer
+    RankExplorer = module("explore.rank").RankExplorer
     kw = dict(jacobian_spectrum=RankExplorer.JACOBIAN_SPECTRUM)
     if hasattr(RankExplorer, "STREAM_DTYPE"):                            # the samples' pass in float32
         import torch
@@ -128,8 +142,8 @@ def median_ms(fn, reps: int = 7) -> float:
 def bare_ms(width: int, depth: int, n: int, reps: int = 7) -> tuple[float, float, float]:
     """The floor (this tree's explorer computation alone), the same with a float64 samples' pass, and
     `rank_profile` (SVD) at (width, depth) on n inputs, weights reused."""
-    from autonorm_explorer.rank.resmlp import ResMLPConfig, sample_weights
-    from autonorm_explorer.rank.propagation import rank_profile
+    ResMLPConfig, sample_weights = module("rank.resmlp").ResMLPConfig, module("rank.resmlp").sample_weights
+    rank_profile = module("rank.propagation").rank_profile
     cfg = ResMLPConfig(width=width, depth=depth)
     w = sample_weights(cfg)
     floor = median_ms(explorer_compute(cfg, w, n), reps)
@@ -140,7 +154,7 @@ def bare_ms(width: int, depth: int, n: int, reps: int = 7) -> tuple[float, float
 
 def child_defaults(n=None) -> dict:
     "Mixed sequence at d=128, L=32 on n inputs (None: the explorer's default): latency per change and its split."
-    from autonorm_explorer.explore.rank import RankExplorer
+    RankExplorer = module("explore.rank").RankExplorer
     floor, floor64, svd = bare_ms(128, 32, explorer_n(n))
     ex = RankExplorer(width=128, depth=32, **({} if n is None else dict(n_samples=n))); assert ex.wait(600), ex.error
     rows = []
@@ -163,7 +177,7 @@ def child_defaults(n=None) -> dict:
 
 def child_large(width: int, depth: int, changes: int) -> dict:
     "β changes at (width, depth), weights reused: time to the first render of the request and to completion."
-    from autonorm_explorer.explore.rank import RankExplorer
+    RankExplorer = module("explore.rank").RankExplorer
     log = render_log()                              # from the first render on
     t0 = time.perf_counter()
     ex = RankExplorer(width=width, depth=depth)
@@ -184,7 +198,7 @@ def child_large(width: int, depth: int, changes: int) -> dict:
 def child_new_size(width: int, depth: int, changes: int) -> dict:
     """From the defaults, one change to (width, depth) (new weights), then `changes` seed changes there (new
     weights again): time to the first render of each request and to completion."""
-    from autonorm_explorer.explore.rank import RankExplorer
+    RankExplorer = module("explore.rank").RankExplorer
     log = render_log()
     ex = RankExplorer()                             # the defaults (d=128, L=32)
     assert ex.wait(900), ex.error
