@@ -115,10 +115,11 @@ def main(argv=None) -> int:
         results = [run(n, a.timeout) for n in names]
         cmd = "python benchmarks/run_all.py" + (" --all" if a.all else "")
         cmd += f" --only {' '.join(a.only)}" if a.only else ""
-        for r in results: r.update(date=start["date"], commit=start["commit"])
+        for r in results: r.update(date=start["date"], commit=start["commit"], machine=start["machine"])
         if a.only and (ROOT / RESULTS).is_file():    # --only replaces those benchmarks; the others' results stay
             old = json.loads((ROOT / RESULTS).read_text())
-            kept = [dict(b, date=b.get("date", old["date"]), commit=b.get("commit", old["commit"]))
+            kept = [dict(b, date=b.get("date", old["date"]), commit=b.get("commit", old["commit"]),
+                         machine=b.get("machine", old["machine"]))
                     for b in old["benchmarks"] if b["name"] not in names]
             results = sorted(kept + results, key=lambda b: list(BENCHES).index(b["name"]))
         run_info = dict(start, command=cmd, machine_after=dict(load_avg_1min=machine()["load_avg_1min"]))

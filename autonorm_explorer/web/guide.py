@@ -108,11 +108,15 @@ def _fence(text: str) -> list[str]:
     return [ticks + "text", text.rstrip(), ticks]
 
 # %% ../../nbs/74_guide.ipynb #285640a4
+def _machine(m: dict) -> str:
+    "The machine a number was measured on, in a few words."
+    return (f"{m.get('cpu', '?')} ({m.get('cores', '?')} cores usable, load {m.get('load_avg_1min', '?')}, "
+            f"Python {m.get('python', '?')})")
+
+
 def _where(d: dict) -> str:
     "One line: when, at which commit, on what machine."
-    m = d.get("machine", {})
-    return (f"{d.get('date', '?')}, commit `{d.get('commit', '?')[:12]}`, on {m.get('cpu', '?')} "
-            f"({m.get('cores', '?')} cores usable, load {m.get('load_avg_1min', '?')}, Python {m.get('python', '?')})")
+    return f"{d.get('date', '?')}, commit `{d.get('commit', '?')[:12]}`, on {_machine(d.get('machine', {}))}"
 
 # %% ../../nbs/74_guide.ipynb #cf33dd87
 def measured_page(root: str | Path = ".", last_test: bool = True) -> str:
@@ -133,6 +137,7 @@ def measured_page(root: str | Path = ".", last_test: bool = True) -> str:
         for b in r.get("benchmarks", []):
             failed = "" if b.get("returncode") == 0 else f", **failed** (exit {b.get('returncode')})"
             when = f", measured {b['date']} at commit `{b['commit'][:12]}`" if b.get("date") else ""
+            when += f" on {_machine(b['machine'])}" if b.get("machine") else ""      # --only mixes machines
             lines += [f"### {b['title']}", "", b.get("what", ""), "",
                       f"`{b['command']}`: {b['seconds']:.0f} s{failed}{when}.", ""]
             lines += _fence(b.get("output", "") or "(no output)") + [""]
