@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the tests need: chromium (real-browser tests) and dataset-fashion-mnist (offline data).
+# Debian packages the tests need: chromium (real-browser tests), dataset-fashion-mnist (offline data), and
+# slurm-wlm + munge (the sweeps on a real single-node Slurm, tests/test_slurm.py; nothing in /etc is configured:
+# the tests start their own daemons with their own files).
 # As root: installs what is missing with apt-get. Otherwise: prints the exact command and carries on
-# (the browser test then skips on a laptop; under CI=true it fails instead of skipping).
+# (the browser and Slurm tests then skip on a laptop; under CI=true they fail instead of skipping).
 set -euo pipefail
-pkgs=(chromium dataset-fashion-mnist)
+pkgs=(chromium dataset-fashion-mnist slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ "${#missing[@]}" = 0 ] && exit 0
