@@ -100,6 +100,18 @@ class LocalSlurm:
             time.sleep(0.5)
         raise RuntimeError(f"the local Slurm node did not become idle in {self.timeout_s} s\n{self.logs()}")
 
+    def restart_node(self, down_s: float = 2.0) -> None:
+        "Kill slurmd with SIGKILL (a node crash, as far as Slurm can tell), wait `down_s`, start it again."
+        pid = int((self.folder / "slurmd.pid").read_text().split()[0])
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(down_s)
+        self._run(_program("slurmd"), "-f", str(self.conf))
+
+    def running(self) -> int:
+        "How many of this cluster's jobs (array tasks included) are running now, by squeue."
+        r = self.client("squeue", "-h", "-r", "-t", "R", "-o", "%i", check=False)
+        return len(r.stdout.split()) if r.returncode == 0 else 0
+
     def client(self, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
         "Run a Slurm client command against this cluster."
         r = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=60)

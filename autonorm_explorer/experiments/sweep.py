@@ -397,9 +397,12 @@ def run_submitit(cell_dirs: Sequence[Path], folder: str | os.PathLike, cluster: 
     out = []
     for j, c in zip(jobs, todo):
         try:
-            out.append(j.result())
+            r = j.result()
         except Exception as e:
-            out.append(dict(cell_id=Path(c).name, status="failed", error=f"{type(e).__name__}: {str(e)[-500:]}"))
+            r = dict(cell_id=Path(c).name, status="failed", error=f"{type(e).__name__}: {str(e)[-500:]}")
+        if r.get("status") not in ("ran", "done"):                # where the task's own output went
+            r = dict(r, stdout=str(j.paths.stdout), stderr=str(j.paths.stderr))
+        out.append(r)
     return out
 
 # %% ../../nbs/53_sweep.ipynb #f2059b5e
@@ -514,6 +517,16 @@ def _select(cells: list[Cell], only: str | None) -> list[Cell]:
         raise ValueError(f"only={only!r} matches none of the {len(cells)} cells; cell ids look like: {ids}")
     return chosen
 
+# %% ../../nbs/53_sweep.ipynb #a7f3c2d19e01
+def _failure_line(r: Mapping, out: Path) -> str:
+    "One line on a cell that did not finish: its id, its error's last line, and where its full output is."
+    err = (r.get("error") or "").strip().splitlines()
+    why = f": {err[-1][:200]}" if err else ""
+    where = (f"task stdout {r['stdout']}, stderr {r['stderr']}" if r.get("stdout")
+             else f"log {out / 'logs' / (r['cell_id'] + '.log')}")
+    failed = out / "runs" / r["cell_id"] / FAILED
+    return f"{r['cell_id']}{why} ({where}" + (f"; the error in full: {failed})" if failed.exists() else ")")
+
 # %% ../../nbs/53_sweep.ipynb #1267d4db
 @checked(ranges={"workers": (1, None)})
 def run_sweep(grid: str | os.PathLike | Grid, out_dir: str | os.PathLike | None = None, executor: str = "local",
@@ -542,13 +555,14 @@ def run_sweep(grid: str | os.PathLike | Grid, out_dir: str | os.PathLike | None 
     else:
         res = run_submitit(dirs, out / "submitit", cluster=cluster, wait=wait, **submitit_kw)
     df = collect(out)
-    bad = [r["cell_id"] for r in res if r.get("status") not in ("done", "ran", "submitted")]
+    bad = [r for r in res if r.get("status") not in ("done", "ran", "submitted")]
     if verbose:
         print(f"sweep {g.name!r}: {len(df)}/{len(dirs)} cells done in {time.time() - t0:.0f} s; "
               f"results: {out / 'results.csv'}", flush=True)
+        for r in bad:
+            print(f"  {r.get('status', 'failed')}: {_failure_line(r, out)}", flush=True)
         if bad:
-            print(f"  unfinished or failed: {', '.join(bad)} (see {out / 'logs'}; run the same command again to retry)",
-                  flush=True)
+            print("  run the same command again to retry the cells that did not finish", flush=True)
     return df
 
 # %% ../../nbs/53_sweep.ipynb #503b1bb8
