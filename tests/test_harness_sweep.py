@@ -9,23 +9,27 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
-import pytest
 
 from autonorm_explorer.experiments.sweep import run_sweep, sweep_status, DONE
 
 BIN = Path(sys.executable).parent
 
 
-def _fixture(folder: Path, sleep: float) -> Path:
+def _fixture(folder: Path, sleep: float, name: str = "kill") -> Path:
+    """A notebook that sleeps, then writes metrics.json (a score that is a closed form of its parameters, when it
+    ran, and its Slurm array task if any; `fail=True` makes it raise), and a 4-cell grid of it. The Slurm tests
+    use it too."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(f"dataset = 'a'\nmethod = 'x'\nseed = 0\nsleep = {sleep}\nout_dir = '.'",
-                                          metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("import json, time, pathlib\ntime.sleep(sleep)\n"
-                                          "pathlib.Path(out_dir, 'metrics.json').write_text(json.dumps("
-                                          "{'score': 100 * seed + len(dataset), 'pid_note': 'ok'}))")]
+    nb.cells = [nbformat.v4.new_code_cell(f"dataset = 'a'\nmethod = 'x'\nseed = 0\nsleep = {sleep}\nfail = False\n"
+                                          "out_dir = '.'", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(
+                    "import json, os, time, pathlib\nstart = time.time()\ntime.sleep(sleep)\n"
+                    "assert not fail, 'this cell was asked to fail'\n"
+                    "pathlib.Path(out_dir, 'metrics.json').write_text(json.dumps(dict(score=100 * seed + len(dataset),"
+                    " start=start, end=time.time(), task=os.environ.get('SLURM_ARRAY_TASK_ID'))))")]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, folder / "fixture.ipynb")
-    (folder / "grid.toml").write_text('name = "kill"\nnotebook = "fixture.ipynb"\ndatasets = ["a", "bb"]\n'
+    (folder / "grid.toml").write_text(f'name = "{name}"\nnotebook = "fixture.ipynb"\ndatasets = ["a", "bb"]\n'
                                       'methods = ["x"]\nseeds = [0, 1]\n')
     return folder / "grid.toml"
 

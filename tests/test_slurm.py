@@ -14,12 +14,12 @@ table equals what an uninterrupted one gives (each cell's score is a closed form
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 import pytest
 
 from autonorm_explorer.experiments.sweep import DONE
 from slurm_cluster import LocalSlurm, missing_programs
+from test_harness_sweep import _fixture
 
 BIN = Path(sys.executable).parent
 MISSING = missing_programs()
@@ -29,20 +29,8 @@ pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"no Slurm here (missing {
 
 
 def _grid(folder: Path, sleep: float) -> Path:
-    "A notebook that records when it ran and under which Slurm task, and a 4-cell grid of it."
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(f"dataset = 'a'\nmethod = 'x'\nseed = 0\nsleep = {sleep}\nfail = False\n"
-                                          "out_dir = '.'", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell(
-                    "import json, os, time, pathlib\nstart = time.time()\ntime.sleep(sleep)\n"
-                    "assert not fail, 'this cell was asked to fail'\n"
-                    "pathlib.Path(out_dir, 'metrics.json').write_text(json.dumps(dict(score=100 * seed + len(dataset),"
-                    " start=start, end=time.time(), task=os.environ.get('SLURM_ARRAY_TASK_ID'))))")]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, folder / "fixture.ipynb")
-    (folder / "grid.toml").write_text('name = "slurm"\nnotebook = "fixture.ipynb"\ndatasets = ["a", "bb"]\n'
-                                      'methods = ["x"]\nseeds = [0, 1]\n')
-    return folder / "grid.toml"
+    "The sweep tests' fixture notebook (it records when it ran and under which Slurm task) and its 4-cell grid."
+    return _fixture(folder, sleep, name="slurm")
 
 
 def _command(grid: Path, out: Path, max_running: int, *extra: str) -> list[str]:
