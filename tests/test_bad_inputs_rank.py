@@ -40,6 +40,9 @@ VIT = ViTLite(3, in_chans=1, img_size=4, preset="vit_lite_2_4", dim=8, heads=2, 
 X4 = torch.randn(2, 1, 4, 4)
 TXT = TextEncoder(20, 3, dim=8, depth=2, heads=2, max_len=8).eval()
 MASK = torch.ones(2, 5, dtype=torch.bool)
+T5 = __import__("transformers").T5Model(__import__("transformers").T5Config(
+    d_model=8, d_kv=4, d_ff=16, num_layers=1, num_heads=2, vocab_size=20)).eval()      # two streams
+T5_INPUTS = dict(input_ids=torch.randint(0, 20, (1, 4)), decoder_input_ids=torch.randint(0, 20, (1, 3)))
 
 
 class _FailsBeforeItsBlocks(torch.nn.Module):
@@ -239,7 +242,7 @@ BRANCH_CASES = [
 BLOCK_RANK_CASES = [
     Bad("block_rank_profile", "model a string", lambda: block_rank_profile("vit", X4), ("model='vit'", "Module")),
     Bad("block_rank_profile", "a model with no blocks", lambda: block_rank_profile(nn.Linear(4, 4), torch.randn(2, 4)),
-        ("Linear", "encoder.blocks", "blocks=[...]")),
+        ("Linear", "no list of residual blocks", "blocks=[...]")),
     Bad("block_rank_profile", "inputs None", lambda: block_rank_profile(VIT, None), ("inputs=None", "Tensor or tuple")),
     Bad("block_rank_profile", "inputs a list", lambda: block_rank_profile(VIT, [X4]), ("inputs=[tensor", "tuple")),
     Bad("block_rank_profile", "an empty batch", lambda: block_rank_profile(VIT, torch.randn(0, 1, 4, 4)),
@@ -265,7 +268,16 @@ BLOCK_RANK_CASES = [
         ("chunk_size=0", "[1, inf)")),
     Bad("block_rank_profile", "a Jacobian too big for memory",
         lambda: block_rank_profile(ResidualMLP(ResMLPConfig(width=2**18, depth=1, expansion=2**-18)),
-                                   torch.randn(1, 2**18)), ("262144", "would take 2.0 TiB")),
+                                   torch.randn(1, 2**18), method="exact"), ("262144", "would take 2.0 TiB")),
+    Bad("block_rank_profile", "an exact Jacobian over the per-request limit (not the machine's memory)",
+        lambda: block_rank_profile(ResidualMLP(ResMLPConfig(width=2**14, depth=1, expansion=2**-14)),
+                                   torch.randn(1, 2**14), method="exact"), ("8.0 GiB", "4.0 GiB limit", "method='estimate'")),
+    Bad("block_rank_profile", "an unknown method", lambda: block_rank_profile(VIT, X4, method="svd"),
+        ("method='svd'", "auto", "estimate")),
+    Bad("block_rank_profile", "two streams, none named", lambda: block_rank_profile(T5, T5_INPUTS),
+        ("2 lists of residual blocks", "'encoder.block'", "'decoder.block'", "blocks=")),
+    Bad("block_rank_profile", "a block list path that does not exist",
+        lambda: block_rank_profile(T5, T5_INPUTS, blocks="decoder.layers"), ("blocks='decoder.layers'", "encoder.block")),
     Bad("residual_blocks", "model a string", lambda: residual_blocks("vit"), ("model='vit'", "Module")),
     Bad("residual_blocks", "a model with no blocks", lambda: residual_blocks(nn.Linear(3, 3)), ("pass blocks=",)),
     Bad("stream_input", "blocks empty", lambda: stream_input(VIT, X4, blocks=[]), ("blocks=[]", "empty")),
