@@ -84,7 +84,7 @@ def _describe_lists(found: dict[str, nn.Module]) -> str:
     "'encoder.block' (6 × T5Block), ... for an error message."
     return ", ".join(f"{n!r} ({len(m)} × {type(m[0]).__name__})" for n, m in found.items())
 
-# %% ../../nbs/26_block_rank.ipynb #cdd00363
+# %% ../../nbs/26_block_rank.ipynb #facd419e
 def residual_blocks(model: nn.Module, blocks: str | Sequence[nn.Module] | None = None) -> list[nn.Module]:
     """The residual blocks of `model`, in order. Found by structure: the one outermost list (`ModuleList` or
     `Sequential`) of modules of one class (GPT-2's `h`, BERT's `encoder.layer`, Llama's `layers`, ViT's
@@ -123,7 +123,7 @@ def _stream_of(out: Any) -> torch.Tensor:
     raise ValueError(f"a block returned {type(out).__name__}; allowed: the stream tensor, or a tuple whose first "
                      "item is it")
 
-# %% ../../nbs/26_block_rank.ipynb #a071f350
+# %% ../../nbs/26_block_rank.ipynb #be257b61
 def _sample_args(args: Any, b: int, B: int) -> Any:
     "Sample b of every batch-first tensor in block arguments (a tuple or dict, also inside nested tuples and lists)."
     def pick(x):
@@ -132,7 +132,7 @@ def _sample_args(args: Any, b: int, B: int) -> Any:
         return x
     return {k: pick(v) for k, v in args.items()} if isinstance(args, dict) else tuple(pick(x) for x in args)
 
-# %% ../../nbs/26_block_rank.ipynb #a30d1abf
+# %% ../../nbs/26_block_rank.ipynb #db2c2973
 @dataclass
 class BlockCall:
     "One block's call as the model made it, minus the stream and any cache: replayed on another stream z."
@@ -333,7 +333,7 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token) -> list[dict
         rows.append(row)
     return rows
 
-# %% ../../nbs/26_block_rank.ipynb #8350c51d
+# %% ../../nbs/26_block_rank.ipynb #93bb9901
 def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw) -> list[dict]:
     """Per depth: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product A_ℓ v is
     ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed."""
@@ -362,7 +362,7 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw) -> lis
                          jacobian_steps=est.steps, jacobian_converged=est.converged))
     return rows
 
-# %% ../../nbs/26_block_rank.ipynb #6eb8fa0c
+# %% ../../nbs/26_block_rank.ipynb #0ccfea28
 def _warn_unfound_branches(rows: list[dict], blocks: list[nn.Module]) -> None:
     "Warn (once) when a block showed no residual addition: its branch-to-skip ratios are NaN for a reason."
     empty = sorted({type(b).__name__ for r, b in zip(rows, blocks) if r["branches"] == 0})
