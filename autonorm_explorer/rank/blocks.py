@@ -170,7 +170,6 @@ def _describe(inputs: Any) -> str:
 
 def _call_model(model: nn.Module, inputs: Any):
     "model(**inputs) / model(*inputs) / model(inputs), with use_cache=False where the forward takes it."
-    import inspect
     extra = {}
     try:
         if "use_cache" in inspect.signature(model.forward).parameters: extra["use_cache"] = False
