@@ -306,8 +306,8 @@ def _pad_mask(h0: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     keep[idx] = 1
     return keep.view(1, N, 1) if h0.ndim == 3 else keep.view(1, 1)
 
-def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token) -> list[dict]:
-    "Per depth: erank/K of ∂h_ℓ/∂h_0 from its K columns, pushed block by block with one jvp each."
+def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token, depths) -> list[dict]:
+    "Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 from its K columns, pushed block by block with one jvp each."
     h0, n_real = hs[0], len(idx)
     K = n_real * d
     T = h0.new_zeros(K, *h0.shape)                                        # [K, 1, (N,) d] columns of ∂h_ℓ/∂h_0
@@ -315,7 +315,7 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token) -> list[dict
     log_norm = 0.5 * math.log(K)                                          # log ‖I_K‖_F
     pad = None if n_real == N else _pad_mask(h0, idx)
     rows = []
-    for l in range(len(fns) + 1):
+    for l in range(max(depths) + 1):
         if l:                                                             # T ← B_ℓ T, one jvp per column
             push = lambda t, f=fns[l - 1], h=hs[l - 1]: jvp(f, (h,), (t,))[1]
             T = vmap(push, chunk_size=chunk_size)(T)
@@ -323,6 +323,9 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token) -> list[dict
             fro = float(T.norm())
             T = T / fro                                                   # renormalize, keep log ‖·‖_F
             log_norm += math.log(fro)
+        if l not in depths:
+            rows.append({})
+            continue
         J = T.reshape(K, N, d)[:, idx].reshape(K, K).T                    # [K out, K in], Frobenius norm 1
         row = dict(jacobian_erank=float(erank_from_svals(torch.linalg.svdvals(J))) / K, jacobian_erank_ci=0.0,
                    jacobian_log_norm=log_norm)
@@ -333,9 +336,10 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token) -> list[dict
     return rows
 
 # %% ../../nbs/26_block_rank.ipynb #93bb9901
-def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw) -> list[dict]:
-    """Per depth: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product A_ℓ v is
-    ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed."""
+def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths) -> list[dict]:
+    """Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product A_ℓ v is
+    ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed. A depth costs in proportion
+    to ℓ × probes × Lanczos steps, so all L depths cost about L(L+1)/2 block passes per probe and step."""
     h0, n_real = hs[0], len(idx)
     K = n_real * d
     pad = _pad_mask(h0, idx)
@@ -346,7 +350,10 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw) -> lis
         t.view(V.shape[0], N, d)[:, idx] = V.view(-1, n_real, d)
         return t
     rows = [dict(jacobian_erank=1.0, jacobian_erank_ci=0.0, jacobian_log_norm=0.5 * math.log(K))]   # J_0 = I
-    for l in range(1, len(fns) + 1):
+    for l in range(1, max(depths) + 1):
+        if l not in depths:
+            rows.append({})
+            continue
         def matvec(V, l=l):
             t = embed(V)
             for f, h in zip(fns[:l], hs[:l]):                             # J_ℓ v: jvps through blocks 1..ℓ
@@ -369,7 +376,7 @@ def _warn_unfound_branches(rows: list[dict], blocks: list[nn.Module]) -> None:
         warnings.warn(f"block_rank_profile: no residual addition (stream + branch) seen in {empty}; their "
                       "branch_skip_ratio columns are NaN", stacklevel=3)
 
-def _sample_profile(blocks, calls, h0, real, method, chunk_size, per_token, estimate_kw):
+def _sample_profile(blocks, calls, h0, real, method, chunk_size, per_token, estimate_kw, depths):
     "Stream [L+1, n_real, d] and per-depth dicts (Jacobian eranks, log norm, branch ratios) of one sample."
     N, d = real.shape[0], h0.shape[-1]
     idx = real.nonzero()[:, 0]
@@ -380,9 +387,10 @@ def _sample_profile(blocks, calls, h0, real, method, chunk_size, per_token, esti
             hs.append(f(hs[-1]))
         rows.append(_branch_ratios(seen.adds, real))
     if method == "exact":
-        for row, jac in zip(rows, _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token)): row.update(jac)
+        for row, jac in zip(rows, _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token, depths)):
+            row.update(jac)
     elif method == "estimate":
-        jacs = _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw)
+        jacs = _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths)
         for row, jac in zip(rows, jacs): row.update(jac)
     return torch.stack([h.reshape(N, d) for h in hs])[:, idx], rows
 
@@ -489,6 +497,15 @@ def _jacobian_method(method: str, K: int, n_tokens: int, d: int, device) -> str:
                      "method='estimate' forms none; or pass fewer tokens)", need, limit)
     return method
 
+def _jacobian_depths(depths, L: int) -> set[int]:
+    "The set of depths (0..L) whose Jacobian erank is computed; refuse a depth outside 0..L or a non-integer."
+    if depths is None: return set(range(L + 1))
+    if isinstance(depths, (str, bytes)) or not isinstance(depths, Sequence) or not depths:
+        raise ValueError(f"depths={depths!r}; allowed: None (all) or a non-empty list of integers in 0..{L}")
+    bad = [x for x in depths if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= x <= L]
+    if bad: raise ValueError(f"depths holds {bad}; allowed: integers in 0..{L} (the model has {L} blocks)")
+    return {0} | {int(x) for x in depths}
+
 def _check_stream(h0: torch.Tensor) -> None:
     "Refuse a stream that is not float [B, d] / [B, N, d] with B >= 1 and finite values."
     if h0.ndim not in (2, 3) or not h0.is_floating_point():
@@ -502,15 +519,18 @@ def _check_stream(h0: torch.Tensor) -> None:
 
 # %% ../../nbs/26_block_rank.ipynb #86ee69d7
 @checked(ranges=dict(rtol=(0.0, 0.5, "low_open"), jacobian_samples=(1, None), chunk_size=(1, None),
-                     seed=(0, 2**63 - 1)))
+                     min_probes=(2, None), max_steps=(2, None), seed=(0, 2**63 - 1)))
 def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[nn.Module] | None = None,
                        jacobian: bool = True, method: Literal["auto", "exact", "estimate"] = "auto",
                        rtol: float = 0.02, jacobian_samples: int | None = None, representation: bool = True,
                        centered: bool = True, per_token: bool = True, chunk_size: int | None = None,
+                       depths: Sequence[int] | None = None, min_probes: int = 8, max_steps: int = 80,
                        seed: int = 0) -> pd.DataFrame:
     """Jacobian and representation eranks, branch-to-skip ratios and stream norm at depths 0..L of a residual model.
     `method`: 'exact' (every Jacobian column), 'estimate' (stochastic Lanczos quadrature to `rtol`, with a 95%
-    interval in `jacobian_erank_ci`), 'auto' (exact while tokens × width <= EXACT_MAX_DIM)."""
+    interval in `jacobian_erank_ci`), 'auto' (exact while tokens × width <= EXACT_MAX_DIM). `depths`: the depths
+    whose Jacobian erank is computed (default all; the others are NaN; the estimate's cost grows with the depth).
+    `min_probes` (probes added at a time) and `max_steps` (Lanczos steps per probe) go to `estimate_erank`."""
     _check_profile_args(model, inputs, chunk_size, jacobian=jacobian, representation=representation,
                         centered=centered, per_token=per_token)
     m = _as_float64(model)
@@ -526,11 +546,13 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
         k = B if jacobian_samples is None else check_int("jacobian_samples", jacobian_samples, 1, B)
         n_max = int(mask.sum(1).max())
         how = _jacobian_method(method, n_max * d, n_max, d, h0.device) if jacobian else "none"
-        estimate_kw = dict(rtol=rtol, seed=seed)
+        wanted = _jacobian_depths(depths, len(blocks))
+        estimate_kw = dict(rtol=rtol, seed=seed, min_probes=min_probes, max_probes=max(64, min_probes),
+                           max_steps=max_steps)
         rows, stacks = [], []
         for b in range(B):                                                # samples are independent in eval mode
             Hs, r = _sample_profile(blocks, [c.sample(b, B) for c in calls], h0[b:b + 1], mask[b],
-                                    how if b < k else "none", chunk_size, per_token, estimate_kw)
+                                    how if b < k else "none", chunk_size, per_token, estimate_kw, wanted)
             rows.append(r)
             stacks.append(Hs)
     df = _profile_frame(rows, stacks, representation, centered)
@@ -539,8 +561,9 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
         df.attrs.update(probes=[r.get("jacobian_probes", 0) for r in rows[0]],
                         steps=[r.get("jacobian_steps", 0) for r in rows[0]])
         if not all(r.get("jacobian_converged", True) for rs in rows for r in rs):
-            warnings.warn("block_rank_profile: some Lanczos quadratures did not settle within max_steps; the "
-                          "estimate may be biased (the interval counts only the probes' spread)", stacklevel=2)
+            warnings.warn(f"block_rank_profile: some Lanczos quadratures did not settle within max_steps="
+                          f"{max_steps}; their intervals are wider than rtol={rtol} (they keep the remaining "
+                          "Gauss/Gauss-Radau bracket); pass a larger max_steps to narrow them", stacklevel=2)
     df.attrs.update(model=type(model).__name__, blocks=path, n_samples=B, jacobian_samples=k if jacobian else 0,
                     method=how, tokens=int(mask.sum(1).float().mean()), width=d, dropped_state=seen["dropped_state"])
     return df

@@ -169,14 +169,15 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
                    min_probes: int = 8, max_probes: int = 64, max_steps: int = 80, seed: int = 0) -> ErankEstimate:
     """erank of J from products with A = JᵀJ only: probes are added `min_probes` at a time until the 95% interval's
     half-width is at most `rtol` × the estimate (or `max_probes` is reached); each probe's Lanczos runs until its
-    quadrature settles to `rtol / 10`."""
+    Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use half of the
+    error budget, the probes' spread the other half)."""
     if max_probes < min_probes:
         raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
     gen = torch.Generator().manual_seed(seed)
     runs = []
     while True:
         runs.append(lanczos_traces(matvec, rademacher_probes(n, min_probes, gen), max_steps=max_steps,
-                                   step_rtol=rtol / 10))
+                                   step_rtol=rtol))
         cat = {k: np.concatenate([r[k] for r in runs]) for k in runs[0]}
         g, hw = _interval(cat["trace_sqrt"], cat["trace_sqrt_log"], cat["gap"])
         if hw <= rtol * g or len(cat["steps"]) >= max_probes: break
