@@ -5,20 +5,22 @@ Prints
   1. exact against estimate at the largest size `method="auto"` still computes exactly (K = tokens × width =
      2048: a GPT-2 of width 128 on 16 tokens, 4 blocks, random init from a config), with the largest deviation
      of the estimate from the exact erank/K and whether each 95% interval covers it;
-  2. with --real: GPT-2 small (12 blocks, width 768), BERT-base and ViT-B/16 at their real sizes (random init
-     from their configs: nothing is downloaded; 128 tokens, 197 for ViT), one sample, the estimate's wall time,
-     its cost per depth in units of one forward pass of the model, and the profile.
-Usage: python benchmarks/bench_rank_estimate.py [--real [--skip-small] [--layers L]] [--models gpt2 bert vit]
-       [--threads N]
+  2. with --real: GPT-2 small (12 blocks, width 768), BERT-base, ViT-B/16 and GPT-2 small with DyT at every norm
+     site (`gpt2-dyt`) at their real sizes (random init from their configs: nothing is downloaded; 128 tokens,
+     197 for ViT), one sample, at the `--depths` asked, the estimate's wall time, its cost per depth in units of
+     one forward pass of the model (a depth ℓ costs ℓ × probes × steps block passes), and the profile.
+Usage: python benchmarks/bench_rank_estimate.py [--real [--skip-small] [--layers L]] [--models gpt2 bert vit gpt2-dyt]
+       [--depths 1 4 12] [--rtol 0.05] [--min-probes 4] [--max-steps 100] [--threads N] [--json PATH]
 """
 from __future__ import annotations
-import argparse, time, warnings
+import argparse, json, time, warnings
 
 import numpy as np
 import torch
 import transformers as hf
 
 from autonorm_explorer.rank.blocks import block_rank_profile
+from autonorm_explorer.norms.convert import autonormify
 
 
 def gpt2(width: int, layers: int) -> hf.GPT2Model:
@@ -29,9 +31,11 @@ def gpt2(width: int, layers: int) -> hf.GPT2Model:
 def real(name: str, layers: int | None):
     "A real-size model from its config (its first `layers` blocks, if given), and one sample's inputs."
     torch.manual_seed(0)
-    cut = {} if layers is None else dict(n_layer=layers) if name == "gpt2" else dict(num_hidden_layers=layers)
-    if name == "gpt2":
-        return hf.GPT2Model(hf.GPT2Config(**cut)).eval(), dict(input_ids=torch.randint(0, 50257, (1, 128)))
+    cut = {} if layers is None else dict(n_layer=layers) if name.startswith("gpt2") else dict(num_hidden_layers=layers)
+    if name in ("gpt2", "gpt2-dyt"):
+        model = hf.GPT2Model(hf.GPT2Config(**cut)).eval()
+        if name == "gpt2-dyt": model = autonormify(model, "dyt")[0].eval()
+        return model, dict(input_ids=torch.randint(0, 50257, (1, 128)))
     if name == "bert":
         return hf.BertModel(hf.BertConfig(**cut)).eval(), dict(input_ids=torch.randint(0, 30522, (1, 128)))
     return hf.ViTModel(hf.ViTConfig(**cut)).eval(), dict(pixel_values=torch.randn(1, 3, 224, 224))
@@ -52,7 +56,12 @@ def forward_seconds(model, inputs, rounds: int = 3) -> float:
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--real", action="store_true", help="also the real-size GPT-2 small, BERT-base, ViT-B/16")
-    ap.add_argument("--models", nargs="+", default=["gpt2", "bert", "vit"], choices=["gpt2", "bert", "vit"])
+    ap.add_argument("--models", nargs="+", default=["gpt2", "bert", "vit"], choices=["gpt2", "bert", "vit", "gpt2-dyt"])
+    ap.add_argument("--depths", nargs="+", type=int, default=None, help="Jacobian depths of the real-size runs")
+    ap.add_argument("--rtol", type=float, default=0.02)
+    ap.add_argument("--min-probes", type=int, default=8)
+    ap.add_argument("--max-steps", type=int, default=80)
+    ap.add_argument("--json", default=None, help="also write the real-size profiles to this JSON file")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--layers", type=int, default=None, help="real widths, only the first LAYERS blocks")
     ap.add_argument("--skip-small", action="store_true", help="skip part 1")
@@ -77,20 +86,28 @@ def main(argv=None):
 
 
 def _real(a) -> int:
+    out = {}
     for name in a.models:
         model, inputs = real(name, a.layers)
         fwd = forward_seconds(model, inputs)
         t = time.perf_counter()
-        prof = block_rank_profile(model, inputs, method="estimate", representation=False)
+        prof = block_rank_profile(model, inputs, method="estimate", representation=False, depths=a.depths,
+                                  rtol=a.rtol, min_probes=a.min_probes, max_steps=a.max_steps)
         sec = time.perf_counter() - t
         L = len(prof) - 1
-        print(f"2. {name}: K = {prof.attrs['tokens'] * prof.attrs['width']}, {L} blocks: estimate {sec:.0f} s, "
-              f"one float64 forward {fwd:.2f} s, per depth {sec / L / fwd:.0f} forwards; "
-              f"probes {prof.attrs['probes'][1:]}, steps {prof.attrs['steps'][1:]}")
+        done = [l for l in range(1, L + 1) if prof.attrs["steps"][l]]
+        print(f"2. {name}: K = {prof.attrs['tokens'] * prof.attrs['width']}, {L} blocks, depths {done}: estimate "
+              f"{sec:.0f} s, one float64 forward {fwd:.2f} s, {sec / fwd:.0f} forwards in all, "
+              f"{sec / len(done) / fwd:.0f} per depth; probes {prof.attrs['probes'][1:]}, steps {prof.attrs['steps'][1:]}")
         print("   erank/K ", np.round(prof.jacobian_erank.to_numpy(), 4).tolist())
         print("   ± (95%) ", np.round(prof.jacobian_erank_ci.to_numpy(), 4).tolist())
         print("   ρ_attn  ", np.round(prof.branch_skip_ratio_attn.to_numpy(), 3).tolist())
         print("   ρ_mlp   ", np.round(prof.branch_skip_ratio_mlp.to_numpy(), 3).tolist(), flush=True)
+        out[name] = dict(seconds=round(sec, 1), forward_seconds=round(fwd, 3), depths=done,
+                         probes=prof.attrs["probes"], steps=prof.attrs["steps"],
+                         profile=prof.replace({np.nan: None}).to_dict("list"))
+        if a.json:
+            with open(a.json, "w") as f: json.dump(dict(args=vars(a), models=out), f, indent=1)
     return 0
 
 

@@ -152,15 +152,17 @@ class ErankEstimate:
                 f"probes={self.probes}, steps={self.steps}{'' if self.converged else ', NOT converged'})")
 
 # %% ../../nbs/15_erank_estimate.ipynb #991d33a8
-def _interval(S: np.ndarray, T: np.ndarray, gap: np.ndarray) -> tuple[float, float]:
-    """Plug-in erank and the half-width of its 95% interval: the delta method on per-probe (S_p, T_p) with a Student
-    t quantile, plus half the mean Gauss/Gauss–Radau bracket (`gap`, relative), which bounds the quadrature's bias."""
+def _interval(S: np.ndarray, T: np.ndarray, gap: np.ndarray) -> tuple[float, float, float]:
+    """Plug-in erank, the half-width of its 95% interval and the probes' share of it: the delta method on per-probe
+    (S_p, T_p) with a Student t quantile, plus half the mean Gauss/Gauss–Radau bracket (`gap`, relative), which
+    bounds the quadrature's bias."""
     Sm, Tm, P = S.mean(), T.mean(), len(S)
     g = erank_from_traces(Sm, Tm)
-    if P < 2: return g, math.inf
+    if P < 2: return g, math.inf, math.inf
     grad = np.array([math.exp(-Tm / Sm) * (1 + Tm / Sm), -math.exp(-Tm / Sm)])   # ∂g/∂S, ∂g/∂T
     var = float(grad @ np.cov(np.stack([S, T])) @ grad) / P
-    return g, float(stats.t.ppf(0.975, P - 1)) * math.sqrt(max(var, 0.0)) + 0.5 * g * float(gap.mean())
+    spread = float(stats.t.ppf(0.975, P - 1)) * math.sqrt(max(var, 0.0))
+    return g, spread + 0.5 * g * float(gap.mean()), spread
 
 # %% ../../nbs/15_erank_estimate.ipynb #be823f3a
 @checked(ranges=dict(n=(1, None), rtol=(0.0, 1.0, "low_open"), min_probes=(2, None), max_probes=(2, None),
@@ -170,7 +172,8 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
     """erank of J from products with A = JᵀJ only: probes are added `min_probes` at a time until the 95% interval's
     half-width is at most `rtol` × the estimate (or `max_probes` is reached); each probe's Lanczos runs until its
     Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use half of the
-    error budget, the probes' spread the other half)."""
+    error budget, the probes' spread the other half). (*) More probes narrow only the spread: once it is within its
+    half, a wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
     if max_probes < min_probes:
         raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
     gen = torch.Generator().manual_seed(seed)
@@ -179,8 +182,8 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
         runs.append(lanczos_traces(matvec, rademacher_probes(n, min_probes, gen), max_steps=max_steps,
                                    step_rtol=rtol))
         cat = {k: np.concatenate([r[k] for r in runs]) for k in runs[0]}
-        g, hw = _interval(cat["trace_sqrt"], cat["trace_sqrt_log"], cat["gap"])
-        if hw <= rtol * g or len(cat["steps"]) >= max_probes: break
+        g, hw, spread = _interval(cat["trace_sqrt"], cat["trace_sqrt_log"], cat["gap"])
+        if hw <= rtol * g or spread <= rtol * g / 2 or len(cat["steps"]) >= max_probes: break   # (*)
     return ErankEstimate(g, hw, n, len(cat["steps"]), int(cat["steps"].max()), bool(cat["converged"].all()),
                          float(cat["trace_sqrt"].mean()), float(cat["trace_sqrt_log"].mean()),
                          float(cat["frobenius_sq"].mean()))
