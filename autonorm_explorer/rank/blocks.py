@@ -338,8 +338,8 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token, depths) -> l
 # %% ../../nbs/26_block_rank.ipynb #93bb9901
 def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths) -> list[dict]:
     """Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product
-    A_ℓ v is ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed. A depth costs in proportion
-    to ℓ × probes × Lanczos steps, so all L depths cost about L(L+1)/2 block passes per probe and step."""
+    A_ℓ v is ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed. A depth costs in
+    proportion to ℓ × probes × Lanczos steps: all L depths cost about L(L+1)/2 block passes per probe and step."""
     h0, n_real = hs[0], len(idx)
     K = n_real * d
     pad = _pad_mask(h0, idx)
