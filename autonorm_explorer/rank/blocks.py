@@ -533,8 +533,9 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
     `min_probes` (probes added at a time) and `max_steps` (Lanczos steps per probe) go to `estimate_erank`."""
     _check_profile_args(model, inputs, chunk_size, jacobian=jacobian, representation=representation,
                         centered=centered, per_token=per_token)
-    m = _as_float64(model)
     chosen = residual_blocks(model, blocks)
+    wanted = _jacobian_depths(depths, len(chosen))                        # refused before the model is copied
+    m = _as_float64(model)
     paths = {id(mod): name for name, mod in model.named_modules()}
     blocks = _copy_blocks(model, m, chosen)
     path = paths[id(chosen[0])].rpartition(".")[0]
@@ -546,7 +547,6 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
         k = B if jacobian_samples is None else check_int("jacobian_samples", jacobian_samples, 1, B)
         n_max = int(mask.sum(1).max())
         how = _jacobian_method(method, n_max * d, n_max, d, h0.device) if jacobian else "none"
-        wanted = _jacobian_depths(depths, len(blocks))
         estimate_kw = dict(rtol=rtol, seed=seed, min_probes=min_probes, max_probes=max(64, min_probes),
                            max_steps=max_steps)
         rows, stacks = [], []
