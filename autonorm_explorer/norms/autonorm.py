@@ -37,9 +37,9 @@ from .registry import register_norm
 from .layers import LayerNorm, DyT, token_mean, check_dim, check_last_dim
 
 # %% auto #0
-__all__ = ['GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy',
-           'in_checkpoint_recompute', 'GatedSite', 'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'RandomSelector',
-           'FrozenLN', 'FrozenDyT', 'site_layer', 'gated_sites', 'gate_epoch_summary']
+__all__ = ['TAU_CLOCKS', 'GATE_COLUMNS', 'causal_token_mean', 'NormSelector', 'gumbel_softmax_weights', 'binary_entropy',
+           'in_checkpoint_recompute', 'GatedSite', 'TauAnneal', 'mix_dyt_ln', 'AutoNorm', 'set_tau', 'set_tau_clock',
+           'set_tau_step', 'RandomSelector', 'FrozenLN', 'FrozenDyT', 'site_layer', 'gated_sites', 'gate_epoch_summary']
 
 # %% ../../nbs/21_autonorm.ipynb #c88aac28
 def causal_token_mean(x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -173,6 +173,9 @@ class TauAnneal:
     def __call__(self, step: int) -> float:
         return max(self.tau_min, self.tau0 * math.exp(-self.rate * (step // self.every) * self.every))
 
+# %% ../../nbs/21_autonorm.ipynb #4c3ce0f2
+TAU_CLOCKS = ("forward", "optimizer")   # what advances AutoNorm's τ step: its training forwards, or set_tau_step
+
 # %% ../../nbs/21_autonorm.ipynb #c244830c
 def _plain_autograd() -> bool:
     "True outside torch.func transforms, where in-place buffer reuse is safe."
@@ -266,9 +269,10 @@ class AutoNorm(GatedSite):
     def __init__(self, dim: int, tau: float = 0.5, hard: bool = False, eval_mode: str = "soft",
                  tau_schedule: Callable[[int], float] | None = None, noise: bool = True,
                  alpha_init: float = 0.5, eps: float = 1e-5, selector_hidden: int | None = None,
-                 causal: bool = False):
+                 causal: bool = False, tau_clock: str = "forward"):
         super().__init__()
         self.dim = check_int("dim", dim, 1)
+        self.tau_clock = check_choice("tau_clock", tau_clock, TAU_CLOCKS)   # what advances the τ step
         self.tau = check_range("tau", tau, 0, low_open=True)
         self.hard, self.noise = check_bool("hard", hard), check_bool("noise", noise)
         self.eval_mode = check_choice("eval_mode", eval_mode, ("soft", "argmax"))
@@ -294,8 +298,9 @@ class AutoNorm(GatedSite):
         "Weights [..., 2] (DyT, LN) from logits [..., 2] according to the mode table above."
         if self.training:
             replay = in_checkpoint_recompute()                           # the same step, run again
-            tau = self._tau_at(self.train_steps - int(replay))
-            self.train_steps += int(not replay)
+            ticks = self.tau_clock == "forward"                          # "optimizer": `set_tau_step` moves it
+            tau = self._tau_at(self.train_steps - int(replay and ticks))
+            self.train_steps += int(ticks and not replay)
             return gumbel_softmax_weights(logits, tau, self.hard) if self.noise else F.softmax(logits / tau, -1)
         if self.eval_mode == "argmax":
             return F.one_hot(logits.argmax(-1), 2).to(logits.dtype)
@@ -319,7 +324,8 @@ class AutoNorm(GatedSite):
         kind = 0 if s is None else 1 if isinstance(s, TauAnneal) else 2   # 2: a custom callable
         fields = [s.tau0, s.tau_min, s.rate, s.every] if kind == 1 else [0.0] * 4
         return super()._state_numbers() + [self.tau, self.train_steps, self.noise, self.hard,
-                                           float(self.eval_mode == "argmax"), kind, *fields]
+                                           float(self.eval_mode == "argmax"), kind, *fields,
+                                           float(self.tau_clock == "optimizer")]
     def _load_state_numbers(self, v: list[float]) -> list[float]:
         v = super()._load_state_numbers(v)
         self.tau, self.train_steps, self.noise, self.hard = v[0], int(v[1]), bool(v[2]), bool(v[3])
@@ -331,7 +337,9 @@ class AutoNorm(GatedSite):
         if self.selector_frozen:                                         # kind 2: keep the callable
             for p in self.selector.parameters():
                 p.requires_grad_(False)
-        return v[10:]
+        if len(v) > 10:                                                  # states saved before tau_clock: forward
+            self.tau_clock = TAU_CLOCKS[int(v[10])]
+        return v[11:]
     def extra_repr(self):
         causal = ", causal=True" if self.causal else ""
         return (f"{self.dim}, tau={self.tau}, hard={self.hard}, eval_mode={self.eval_mode!r}, "
@@ -350,6 +358,24 @@ def set_tau(model: nn.Module, tau: float) -> int:
     sites = [m for m in _modules_of("set_tau", model) if isinstance(m, AutoNorm)]
     for m in sites:
         m.tau, m.tau_schedule = tau, None
+    return len(sites)
+
+# %% ../../nbs/21_autonorm.ipynb #32a20405
+def set_tau_clock(model: nn.Module, clock: str) -> int:
+    "Set `tau_clock` ('forward' or 'optimizer', see above) on every AutoNorm in `model`; return how many."
+    clock = check_choice("clock", clock, TAU_CLOCKS)
+    sites = [m for m in _modules_of("set_tau_clock", model) if isinstance(m, AutoNorm)]
+    for m in sites:
+        m.tau_clock = clock
+    return len(sites)
+
+# %% ../../nbs/21_autonorm.ipynb #8155c562
+def set_tau_step(model: nn.Module, step: int) -> int:
+    "Put every AutoNorm of `model` at τ step `step` (an int >= 0: optimizer updates done); return how many."
+    step = check_int("step", step, 0)
+    sites = [m for m in _modules_of("set_tau_step", model) if isinstance(m, AutoNorm)]
+    for m in sites:
+        m.train_steps = step
     return len(sites)
 
 # %% ../../nbs/21_autonorm.ipynb #5864b040
