@@ -42,7 +42,8 @@ from ..core.validation import check_bool, check_choice, check_int, check_range, 
 from .autonorm import AutoNorm, gate_epoch_summary
 
 # %% auto #0
-__all__ = ['FREEZE_ENTROPIES', 'selector_parameters', 'drop_from_optimizer', 'freeze_selectors', 'GateFreezer']
+__all__ = ['FREEZE_ENTROPIES', 'FREEZER_CONFIG', 'FREEZER_STATE', 'selector_parameters', 'drop_from_optimizer',
+           'freeze_selectors', 'GateFreezer']
 
 # %% ../../nbs/22_schedule.ipynb #5043836c
 def selector_parameters(model: nn.Module) -> dict[str, nn.Parameter]:
@@ -158,3 +159,35 @@ def on_epoch_end(self: GateFreezer, *, epoch: int, model: nn.Module, optimizer: 
     if self.decision is None and epoch >= self.t_freeze:
         self._decide(epoch, h, model, optimizer, ema_model)
     self.history.append(dict(epoch=epoch, entropy=h_logits, entropy_tau=h_tau, decision=self.decision))
+
+# %% ../../nbs/22_schedule.ipynb #06bcc4a3
+FREEZER_CONFIG = ("t_freeze", "eps_h", "drop_noise", "freeze_entropy")   # what defines the rule
+FREEZER_STATE = ("frozen_epoch", "frozen_entropy", "decision", "note", "history")   # what it has decided
+
+# %% ../../nbs/22_schedule.ipynb #41b0f2d9
+@patch
+def state_dict(self: GateFreezer) -> dict:
+    "The rule (`FREEZER_CONFIG`) and what it has decided (`FREEZER_STATE`), as plain JSON-able values."
+    return {k: getattr(self, k) for k in FREEZER_CONFIG} | {k: getattr(self, k) for k in FREEZER_STATE} | {
+        "history": [dict(r) for r in self.history]}
+
+# %% ../../nbs/22_schedule.ipynb #a66b5ecf
+@patch
+def load_state_dict(self: GateFreezer, state: dict) -> None:
+    "Restore what `state_dict()` returned; refuse a state of another rule or one with missing keys."
+    check_type("state", state, dict, "what GateFreezer.state_dict() returned")
+    missing = [k for k in FREEZER_CONFIG + FREEZER_STATE if k not in state]
+    if missing:
+        raise ValueError(f"GateFreezer.load_state_dict: the state lacks {missing}; expected the keys of "
+                         f"GateFreezer.state_dict(): {list(FREEZER_CONFIG + FREEZER_STATE)}")
+    other = {k: state[k] for k in FREEZER_CONFIG if state[k] != getattr(self, k)}
+    if other:
+        mine = {k: getattr(self, k) for k in other}
+        raise ValueError(f"GateFreezer.load_state_dict: the state was taken with {other}, this rule has {mine};"
+                         " resume with the rule the run started with")
+    if state["decision"] not in (None, "frozen", "kept_training"):
+        raise ValueError(f"GateFreezer.load_state_dict: decision={state['decision']!r} is not allowed; "
+                         "allowed: None, 'frozen', 'kept_training'")
+    for k in FREEZER_STATE:
+        setattr(self, k, state[k])
+    self.history = [dict(r) for r in state["history"]]
