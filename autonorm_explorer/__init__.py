@@ -35,6 +35,7 @@ Modules:
 - `autonorm_explorer.norms.autonorm`: AutoNorm as the paper describes it (not as its public code does it), and its baselines.
 - `autonorm_explorer.norms.convert`: Swap the normalization layers of a model you did not write (torch's `TransformerEncoder`, HF BERT, GPT-2, ViT, T5, Llama, ConvNeXt) for AutoNorm or a baseline, without breaking what the model already does right.
 - `autonorm_explorer.norms.gates`: A tidy log of every gated site's weights and entropy, and the three plots that show what the gates did.
+- `autonorm_explorer.norms.integrations`: Train an `autonormify`-converted model with the trainer you already use: the τ schedule per optimizer update, the gate log, the AutoNorm-S freeze at epoch boundaries, and resuming from a checkpoint.
 - `autonorm_explorer.norms.layers`: The normalization layers AutoNorm mixes and the baselines it is compared with, written from their papers.
 - `autonorm_explorer.norms.registry`: One list of norm names (old spellings accepted), `make_norm`, which builds any of them by name, and `normalize`, the LayerNorm/RMSNorm formula that every normalizing layer calls.
 - `autonorm_explorer.norms.schedule`: The AutoNorm-S rule as an epoch-end callback that freezes the selectors for real.
