@@ -44,11 +44,12 @@ from .layers import LayerNorm, RMSNorm, FiLMNorm, check_last_dim
 from .autonorm import AutoNorm, GatedSite, causal_token_mean, in_checkpoint_recompute
 
 # %% auto #0
-__all__ = ['AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS', 'CAUSAL_TOL',
-           'NormSpec', 'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch', 'site_spec',
-           'CausalFiLMNorm', 'build_replacement', 'StreamCall', 'PaddingMask', 'NormSite', 'keep_mask',
-           'keys_from_attention_mask', 'real_token_mask', 'padding_mask', 'is_causal_model', 'stream_causal',
-           'site_names', 'stream_entry', 'StreamEntry', 'ConvertedSite', 'sites_frame', 'probe_causal', 'autonormify']
+__all__ = ['LN_LAYOUTS', 'AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS',
+           'CAUSAL_TOL', 'NormSpec', 'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch',
+           'layernorm_mismatch', 'site_spec', 'CausalFiLMNorm', 'build_replacement', 'StreamCall', 'PaddingMask',
+           'NormSite', 'keep_mask', 'keys_from_attention_mask', 'real_token_mask', 'padding_mask', 'is_causal_model',
+           'stream_causal', 'site_names', 'stream_entry', 'StreamEntry', 'ConvertedSite', 'sites_frame', 'probe_causal',
+           'autonormify']
 
 # %% ../../nbs/25_autonormify.ipynb #4d533848
 @dataclass
@@ -136,6 +137,32 @@ def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
         scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)  # ref may be 0 (γ = 0)
         return ((out - ref).abs().max() / scale).item()
 
+# %% ../../nbs/25_autonormify.ipynb #7ad94ed5
+LN_LAYOUTS = (-1, 1)  # where a LayerNorm subclass may hold its channels: the last axis, or axis 1 of [B, C, H, W]
+
+
+def layernorm_mismatch(m: nn.Module, spec: NormSpec, channel_dim: int = -1) -> float:
+    """Max |m(x) − F.layer_norm(x)| over the larger of the two (relative), normalizing the channels at `channel_dim`
+    (-1: [2, 3, d]; 1: [2, d, H, W]), on a fixed random input; inf if `m` refuses that input or changes its shape."""
+    channel_dim = check_choice("channel_dim", channel_dim, LN_LAYOUTS)
+    t = next(iter(list(m.parameters()) + list(m.buffers())), torch.empty(0))
+    d = spec.dim
+    shape = (2, 3, d) if channel_dim == -1 else (2, d, 2, 3) if d > 3 else (2, d, d + 1, d + 2)  # H, W ≠ d
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0)) * 3 + 0.5
+    x = x.to(device=t.device, dtype=t.dtype if t.is_floating_point() else torch.get_default_dtype())
+    w, b = (None if v is None else v.float().to(t.device) for v in (spec.weight, spec.bias))
+    with torch.no_grad():
+        ref = F.layer_norm(x.float().movedim(channel_dim, -1), (d,), w, b, spec.eps).movedim(-1, channel_dim)
+        try:
+            out = m(x)
+        except Exception:  # e.g. a channels-first module shown channels last: not this layout
+            return float("inf")
+        if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+            return float("inf")
+        out = out.float()
+        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)
+        return ((out - ref).abs().max() / scale).item()
+
 # %% ../../nbs/25_autonormify.ipynb #f67c7679
 def _class_path(m: nn.Module) -> str:
     "The class of `m` as it is imported (e.g. timm.layers.norm.LayerNorm2d, not just LayerNorm2d)."
@@ -148,13 +175,21 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
         return rules[type(m)](m)
     is_ln = isinstance(m, _LN_CLASSES)
     if "layernorm" in targets and is_ln:
-        if _overrides_forward(m, _LN_CLASSES):
-            raise ValueError(
-                f"{_class_path(m)} subclasses a LayerNorm but has its own forward, so it may"
-                f" compute something else; pass rules={{{type(m).__name__}: fn}} with fn(module) ->"
-                " NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
-            )
-        return layernorm_spec(m)
+        spec = layernorm_spec(m)
+        if not _overrides_forward(m, _LN_CLASSES):
+            return spec
+        half = next(iter(m.parameters()), torch.empty(0)).element_size() < 4  # its own forward: by behaviour
+        tol, errs = 2e-2 if half else 1e-5, {c: layernorm_mismatch(m, spec, c) for c in LN_LAYOUTS}
+        fits = [c for c in LN_LAYOUTS if errs[c] <= tol]
+        if fits:
+            return replace(spec, channel_dim=fits[0])
+        said = {c: "it refused the input" if e == float("inf") else f"{e:.3g}" for c, e in errs.items()}
+        raise ValueError(
+            f"{_class_path(m)} subclasses a LayerNorm but its own forward computes something else: it differs"
+            f" from F.layer_norm over normalized_shape on the last axis by {said[-1]} and on axis 1 of a 4-D"
+            f" input by {said[1]} (relative; allowed <= {tol:g}); pass rules={{{type(m).__name__}: fn}} with"
+            " fn(module) -> NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
+        )
     if "rmsnorm" in targets and not is_ln and looks_like_rmsnorm(m):
         spec = rmsnorm_spec(m)
         tol = 2e-2 if next(m.parameters()).element_size() < 4 else 1e-4
