@@ -29,7 +29,7 @@ import copy
 import inspect
 import re
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, asdict, replace
 from typing import Any, Callable
 
@@ -355,6 +355,19 @@ def _is_causal(norm: nn.Module) -> bool:
     return isinstance(norm, CausalFiLMNorm) or bool(getattr(norm, "causal", False))
 
 
+def _recomputing() -> bool:
+    "`in_checkpoint_recompute`, asked only when grad is on (a checkpoint's replay always is): no graph break else."
+    return torch.is_grad_enabled() and in_checkpoint_recompute()
+
+
+def _autocast_dtype(x: torch.Tensor, norm: nn.Module) -> torch.dtype | None:
+    "Under autocast, the dtype a pooling norm runs in: its parameters' (float32 or wider), else None (as it is)."
+    if not (_pools(norm) and torch.is_autocast_enabled(x.device.type)):
+        return None
+    p = next(norm.parameters(), None)
+    return p.dtype if p is not None and p.dtype in (torch.float32, torch.float64) else None
+
+
 class NormSite(nn.Module):
     "A converted site: `norm` on the old input seen as [B, N, d] (batch first, channels last)."
 
@@ -383,7 +396,7 @@ class NormSite(nn.Module):
         "(mask, cached positions, batch) this forward uses: the argument, the replay's, or the stream's."
         if mask is not None:
             return mask, 0, None
-        if in_checkpoint_recompute():
+        if _recomputing():
             return (*self._forward_call, None)
         call = self.mask.top
         if call.source == "ambiguous":
@@ -448,7 +461,7 @@ class NormSite(nn.Module):
             y = self.norm(xin, torch.cat([n.to(x3.dtype), m], 1))[:, 1:]
         else:
             y, s, n = self.norm(x3, mask), 0.0, 0.0
-        if causal and not in_checkpoint_recompute():
+        if causal and not _recomputing():
             with torch.no_grad():
                 self._prefix = (
                     s + (x3.detach() * m[..., None]).sum(1).float(),
@@ -462,7 +475,7 @@ class NormSite(nn.Module):
         """A site used more than once in one call (ALBERT shares its layers): the later uses run at the
         first use's τ and add nothing to the epoch sums, so samples and τ steps count once per call."""
         norm, call = self.norm, self.mask.calls
-        if not isinstance(norm, GatedSite) or in_checkpoint_recompute() or self.mask.depth == 0:
+        if not isinstance(norm, GatedSite) or _recomputing() or self.mask.depth == 0:
             yield
             return
         repeat = call == self._last_call
@@ -490,11 +503,13 @@ class NormSite(nn.Module):
         x3 = self._tokens(xm, batch)  # [B, N, d]
         if mask is not None:
             mask = self._aligned(mask, x3, past)
-        if not in_checkpoint_recompute():
+        if not _recomputing():
             self._forward_call = (mask, past)
-        with self._once_per_call():
-            y = self._pooled(x3, mask, past) if _pools(self.norm) else self.norm(x3, mask)
-        y = y.reshape(xm.shape)
+        wide = _autocast_dtype(x3, self.norm)  # the selector's logits and gates in float32, not bf16
+        with self._once_per_call(), torch.autocast(x.device.type, enabled=False) if wide else nullcontext():
+            xin = x3 if wide is None else x3.to(wide)
+            y = self._pooled(xin, mask, past) if _pools(self.norm) else self.norm(xin, mask)
+        y = (y if wide is None else y.to(x3.dtype)).reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
 
     def extra_repr(self):
@@ -537,6 +552,11 @@ def keep_mask(mask: torch.Tensor, name: str = "mask", convention: str = "keep") 
         )
     if mask.dtype == torch.bool:
         return ~mask if convention == "torch" else mask
+    if torch.compiler.is_compiling() and not mask.is_floating_point() and convention != "torch":
+        # compiled: the same reading, its check an in-graph assert (reading the values would break the graph)
+        ok = ((mask == 0) | (mask == 1)).all()
+        torch._assert_async(ok, f"{name}: an integer mask with values other than 0/1; allowed: {forms}")
+        return mask != 0
     vals = _mask_values(mask)
     binary = set(vals) <= {0.0, 1.0}
     additive = all(v == 0.0 or v <= PAD_BELOW for v in vals)  # NaN is neither
