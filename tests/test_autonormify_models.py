@@ -4,7 +4,7 @@ for every method and every check. `python tests/test_autonormify_models.py` prin
 model × method × check table."""
 
 from __future__ import annotations
-import copy, io, os, sys
+import copy, io, os, re, sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -447,11 +447,98 @@ def test_rmsnorm_needs_targets_and_says_so():
         )
 
 
-def test_layernorm_subclass_with_its_own_forward_is_refused():
-    with pytest.raises(
-        ValueError, match="ConvNextLayerNorm subclasses a LayerNorm but has its own forward"
-    ):
-        autonormify(copy.deepcopy(base_model("ConvNextModel")), "ln")
+def test_convnext_layernorm_taken_by_behaviour_without_a_rule():
+    "ConvNeXt's LayerNorm has its own forward: its layout (channels first or last) is read off what it computes."
+    model, sites = autonormify(copy.deepcopy(base_model("ConvNextModel")), "ln")
+    want = [1 if m.data_format == "channels_first" else -1 for m in base_model("ConvNextModel").modules()
+            if isinstance(m, ConvNextLayerNorm)]
+    assert [s.channel_dim for s in sites if s.source == "ConvNextLayerNorm"] == want and 1 in want and -1 in want
+    x = inputs("ConvNextModel")
+    torch.testing.assert_close(eval_out(model, "ConvNextModel", x),
+                               eval_out(base_model("ConvNextModel"), "ConvNextModel", x), atol=1e-6, rtol=1e-6)
+
+
+# ------------------------------------------------ LayerNorm subclasses by behaviour (timm's, mirrored)
+class TimmLayerNorm(nn.LayerNorm):
+    "timm.layers.norm.LayerNorm: channels last, its own forward calling F.layer_norm (timm's fast_norm off)."
+
+    def __init__(self, num_channels, eps=1e-6, affine=True):
+        super().__init__(num_channels, eps=eps, elementwise_affine=affine)
+
+    def forward(self, x):
+        return nn.functional.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class TimmLayerNorm2d(nn.LayerNorm):
+    "timm.layers.norm.LayerNorm2d: [B, C, H, W], normalized over C by permuting to channels last and back."
+
+    def __init__(self, num_channels, eps=1e-6, affine=True):
+        super().__init__(num_channels, eps=eps, elementwise_affine=affine)
+
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = nn.functional.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
+class DoubledLN(nn.LayerNorm):
+    "Negative control: its own forward, another function (2·LN)."
+
+    def forward(self, x):
+        return 2 * super().forward(x)
+
+
+class TinyConvNet(nn.Module):
+    "A ConvNeXt-like stem and block: LayerNorm2d on [B, C, H, W], then timm's LayerNorm channels last."
+
+    def __init__(self, norm2d=TimmLayerNorm2d, norm=TimmLayerNorm):
+        super().__init__()
+        self.stem, self.norm1 = nn.Conv2d(3, 8, 2, stride=2), norm2d(8)
+        self.dw, self.norm2 = nn.Conv2d(8, 8, 3, padding=1, groups=8), norm(8)
+        self.fc, self.head = nn.Linear(8, 16), norm2d(16)
+
+    def forward(self, x):
+        x = self.norm1(self.stem(x))
+        y = self.fc(self.norm2(self.dw(x).permute(0, 2, 3, 1)))  # [B, H, W, 16]
+        return self.head(y.permute(0, 3, 1, 2))
+
+
+def _tiny_convnet(**kw):
+    torch.manual_seed(0)
+    model = TinyConvNet(**kw).eval()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm):
+                m.weight.copy_(1 + 0.3 * torch.randn_like(m.weight))
+                m.bias.copy_(0.3 * torch.randn_like(m.bias))
+    return model
+
+
+def test_timm_layernorms_taken_by_behaviour():
+    "Identity method: the converted model equals the original to 1e-6; channels first at LayerNorm2d."
+    x = torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        want = _tiny_convnet()(x)
+    model, sites = autonormify(_tiny_convnet(), "layernorm")
+    assert [(s.path, s.source, s.channel_dim) for s in sites] == [
+        ("norm1", "TimmLayerNorm2d", 1), ("norm2", "TimmLayerNorm", -1), ("head", "TimmLayerNorm2d", 1)]
+    with torch.no_grad():
+        torch.testing.assert_close(model(x), want, atol=1e-6, rtol=1e-6)
+    gated, _ = autonormify(_tiny_convnet(), "autonorm")  # a pooling gate: per sample over H·W, not over C
+    with torch.no_grad():
+        torch.testing.assert_close(gated.eval()(x)[:1], gated(x[:1]), atol=1e-6, rtol=1e-6)
+
+
+def test_layernorm_subclass_computing_something_else_is_refused():
+    "Negative control: 2·LN is no LayerNorm layout; refused with its class path and the rules= option."
+    model = _tiny_convnet(norm=DoubledLN)
+    path = re.escape(f"{DoubledLN.__module__}.DoubledLN")
+    with pytest.raises(ValueError, match=path + r" subclasses a LayerNorm but its own forward computes something"
+                       r" else: it differs .* last axis by 0\.5 .*rules=\{DoubledLN: fn\}"):
+        autonormify(model, "layernorm")
+    assert isinstance(model.norm1, TimmLayerNorm2d)  # nothing changed
+    ok, sites = autonormify(model, "layernorm", rules={DoubledLN: lambda m: None})  # a rule settles it
+    assert [s.path for s in sites] == ["norm1", "head"]
 
 
 class OnePlusLN(nn.LayerNorm):

@@ -21,6 +21,7 @@ from autonorm_explorer.norms.convert import (
     keep_mask,
     keys_from_attention_mask,
     padding_mask,
+    probe_causal,
     real_token_mask,
 )
 
@@ -563,3 +564,107 @@ def test_cached_beam_search_equals_uncached(name):
     seq_u, sc_u = _generate(model, ids, mask, False, **beams)
     assert torch.equal(seq_c, seq_u)
     torch.testing.assert_close(sc_c, sc_u, **TOL64)
+
+
+# ------------------------------------------------ causality by behaviour (probe_causal)
+PADDING_ARGS = ("attention_mask", "decoder_attention_mask", "src_key_padding_mask", "tgt_key_padding_mask",
+                "memory_key_padding_mask")
+PROBED = {  # family → (the stream key the leak changes, decoder/text length, the stream probed causal)
+    "bart": ("decoder_input_ids", 5, "decoder"),
+    "t5": ("decoder_input_ids", 5, "decoder"),
+    "clip": ("input_ids", 7, "text_model"),
+    "nn.Transformer": ("tgt", 5, "decoder"),
+}
+
+
+def _full(family):
+    "The family's inputs without padding (the probe changes the last position; it must be a real token)."
+    kw = FAMILIES[family][1]()
+    return {k: v for k, v in kw.items() if k not in PADDING_ARGS}
+
+
+def _stream(path):
+    return path.split(".")[1 if path.startswith("model.") else 0]
+
+
+@pytest.mark.parametrize("family", list(PROBED))
+def test_probe_finds_the_causal_streams(family):
+    """The probe on the original model: encoders and CLIP's vision tower look ahead, decoders and CLIP's text
+    tower do not; converted with the probe's flags, a later token moves no earlier output (< 1e-6), while
+    the causal stream made non-causal leaks (> 1e-3: the negative control)."""
+    make, _, opts = FAMILIES[family]
+    key, n, causal_stream = PROBED[family]
+    targets = opts.get("targets", ("layernorm",))
+    kw = _full(family)
+    flags = probe_causal(make(), kw, targets=targets)
+    by_stream = {}
+    for p, c in flags.items():
+        by_stream.setdefault(_stream(p), set()).add(c)
+    assert by_stream == {s: {s == causal_stream} for s in by_stream} and len(by_stream) == 2, by_stream
+    model, sites = autonormify(make(), "autonorm", targets=targets, causal_probe=kw)
+    assert {s.path: s.causal for s in sites} == flags
+    assert _leak(model.eval(), kw, key, n) < 1e-6
+    wrong, _ = autonormify(make(), "autonorm", targets=targets, causal=False)
+    assert _leak(wrong.eval(), kw, key, n) > 1e-3
+
+
+def test_clip_text_tower_was_missed_by_attributes_and_the_check_says_so():
+    "CLIP builds its causal mask inside: the attributes say non-causal, which leaks; check_causal refuses it."
+    kw = _full("clip")
+    model, sites = autonormify(clip(), "autonorm")
+    assert not any(s.causal for s in sites)  # the attribute reading (the miss the probe fixes)
+    assert _leak(model.eval(), kw, "input_ids", 7) > 1e-3
+    untouched = clip()
+    with pytest.raises(ValueError, match=r"'text_model.encoder.layers.0.layer_norm1' \(causal=False, behaves "
+                       r"causal\).*causal_probe=inputs.*causal=True/False"):
+        autonormify(untouched, "autonorm", check_causal=kw)
+    assert isinstance(untouched.text_model.final_layer_norm, nn.LayerNorm)  # refused before any change
+    autonormify(bart(), "autonorm", check_causal=_full("bart"))  # where they agree, it converts
+
+
+def test_torch_decoder_is_causal_only_through_its_mask():
+    "nn.Transformer's decoder: causal with a causal tgt_mask; without it (or with the bare hint) it looks ahead."
+    kw = _full("nn.Transformer")
+    assert probe_causal(torch_transformer(), kw)["decoder.norm"] is True
+    for no_mask in ({}, {"tgt_is_causal": True}):
+        call = {**{k: v for k, v in kw.items() if k != "tgt_mask"}, **no_mask}
+        flags = probe_causal(torch_transformer(), call)
+        assert not any(flags.values()), flags
+        with pytest.raises(ValueError, match=r"'decoder.norm' \(causal=True, behaves non-causal\)"):
+            autonormify(torch_transformer(), "autonorm", check_causal=call)
+
+
+def bert():
+    torch.manual_seed(0)
+    return hf.BertModel(hf.BertConfig(vocab_size=V, hidden_size=D, num_hidden_layers=1, num_attention_heads=2,
+                                      intermediate_size=32, hidden_dropout_prob=0.0))
+
+
+def test_bidirectional_encoder_and_decoders_probe():
+    "BERT probes non-causal at every site (its embedding LayerNorm too: the stream decides); decoders causal."
+    ids = _ids(2, 6, 3)
+    assert set(probe_causal(bert(), dict(input_ids=ids)).values()) == {False}
+    for name, (make, targets) in DECODERS.items():
+        assert set(probe_causal(make(), dict(input_ids=ids), targets=targets).values()) == {True}, name
+
+
+@pytest.mark.parametrize("inputs, says", [
+    (None, "inputs=None (NoneType) is not a model call; allowed"),
+    ([torch.zeros(2, 3)], "(list) is not a model call"),
+    ({}, "inputs={} (dict) is not a model call"),
+    (dict(input_ids=torch.tensor([[4], [5]])), "'input_ids' has 1 position(s) (shape (2, 1))"),
+    (dict(input_ids=torch.full((2, 5), 4)), "token ids are all [4]"),
+    (dict(input_ids=_ids(2, 5, 0), attention_mask=_keep(2, 5, [4, 5]).long()),
+     "attention_mask marks the last position as padding"),
+])
+def test_probe_refuses_what_it_cannot_probe(inputs, says):
+    with pytest.raises((TypeError, ValueError)) as e:
+        probe_causal(bert(), inputs)
+    assert says in str(e.value), str(e.value)
+
+
+def test_probe_and_causal_together_refused():
+    with pytest.raises(ValueError, match="causal=True and causal_probe= both set"):
+        autonormify(gpt2(), "autonorm", causal=True, causal_probe=dict(input_ids=_ids(2, 6, 3)))
+    with pytest.raises(TypeError, match="model='gpt2'"):
+        probe_causal("gpt2", dict(input_ids=_ids(2, 6, 3)))

@@ -25,10 +25,11 @@ converted."""
 
 # %% ../../nbs/25_autonormify.ipynb #83096a53
 from __future__ import annotations
+import copy
 import inspect
 import re
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, asdict, replace
 from typing import Any, Callable
 
@@ -43,11 +44,12 @@ from .layers import LayerNorm, RMSNorm, FiLMNorm, check_last_dim
 from .autonorm import AutoNorm, GatedSite, causal_token_mean, in_checkpoint_recompute
 
 # %% auto #0
-__all__ = ['AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS', 'NormSpec',
-           'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch', 'site_spec', 'CausalFiLMNorm',
-           'build_replacement', 'StreamCall', 'PaddingMask', 'NormSite', 'keep_mask', 'keys_from_attention_mask',
-           'real_token_mask', 'padding_mask', 'is_causal_model', 'stream_causal', 'site_names', 'stream_entry',
-           'StreamEntry', 'ConvertedSite', 'sites_frame', 'autonormify']
+__all__ = ['LN_LAYOUTS', 'AFFINE_SLOTS', 'MASK_CONVENTIONS', 'PAD_BELOW', 'MASK_ARGUMENTS', 'STREAM_INPUTS', 'CACHE_ARGUMENTS',
+           'CAUSAL_TOL', 'NormSpec', 'layernorm_spec', 'rmsnorm_spec', 'looks_like_rmsnorm', 'rmsnorm_mismatch',
+           'layernorm_mismatch', 'site_spec', 'CausalFiLMNorm', 'build_replacement', 'StreamCall', 'PaddingMask',
+           'NormSite', 'keep_mask', 'keys_from_attention_mask', 'real_token_mask', 'padding_mask', 'is_causal_model',
+           'stream_causal', 'site_names', 'stream_entry', 'StreamEntry', 'ConvertedSite', 'sites_frame', 'probe_causal',
+           'autonormify']
 
 # %% ../../nbs/25_autonormify.ipynb #4d533848
 @dataclass
@@ -135,6 +137,32 @@ def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
         scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)  # ref may be 0 (γ = 0)
         return ((out - ref).abs().max() / scale).item()
 
+# %% ../../nbs/25_autonormify.ipynb #7ad94ed5
+LN_LAYOUTS = (-1, 1)  # where a LayerNorm subclass may hold its channels: the last axis, or axis 1 of [B, C, H, W]
+
+
+def layernorm_mismatch(m: nn.Module, spec: NormSpec, channel_dim: int = -1) -> float:
+    """Max |m(x) − F.layer_norm(x)| over the larger of the two (relative), normalizing the channels at `channel_dim`
+    (-1: [2, 3, d]; 1: [2, d, H, W]), on a fixed random input; inf if `m` refuses that input or changes its shape."""
+    channel_dim = check_choice("channel_dim", channel_dim, LN_LAYOUTS)
+    t = next(iter(list(m.parameters()) + list(m.buffers())), torch.empty(0))
+    d = spec.dim
+    shape = (2, 3, d) if channel_dim == -1 else (2, d, 2, 3) if d > 3 else (2, d, d + 1, d + 2)  # H, W ≠ d
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0)) * 3 + 0.5
+    x = x.to(device=t.device, dtype=t.dtype if t.is_floating_point() else torch.get_default_dtype())
+    w, b = (None if v is None else v.float().to(t.device) for v in (spec.weight, spec.bias))
+    with torch.no_grad():
+        ref = F.layer_norm(x.float().movedim(channel_dim, -1), (d,), w, b, spec.eps).movedim(-1, channel_dim)
+        try:
+            out = m(x)
+        except Exception:  # e.g. a channels-first module shown channels last: not this layout
+            return float("inf")
+        if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+            return float("inf")
+        out = out.float()
+        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)
+        return ((out - ref).abs().max() / scale).item()
+
 # %% ../../nbs/25_autonormify.ipynb #f67c7679
 def _class_path(m: nn.Module) -> str:
     "The class of `m` as it is imported (e.g. timm.layers.norm.LayerNorm2d, not just LayerNorm2d)."
@@ -147,13 +175,21 @@ def site_spec(m: nn.Module, targets: tuple[str, ...], rules: dict) -> NormSpec |
         return rules[type(m)](m)
     is_ln = isinstance(m, _LN_CLASSES)
     if "layernorm" in targets and is_ln:
-        if _overrides_forward(m, _LN_CLASSES):
-            raise ValueError(
-                f"{_class_path(m)} subclasses a LayerNorm but has its own forward, so it may"
-                f" compute something else; pass rules={{{type(m).__name__}: fn}} with fn(module) ->"
-                " NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
-            )
-        return layernorm_spec(m)
+        spec = layernorm_spec(m)
+        if not _overrides_forward(m, _LN_CLASSES):
+            return spec
+        half = next(iter(m.parameters()), torch.empty(0)).element_size() < 4  # its own forward: by behaviour
+        tol, errs = 2e-2 if half else 1e-5, {c: layernorm_mismatch(m, spec, c) for c in LN_LAYOUTS}
+        fits = [c for c in LN_LAYOUTS if errs[c] <= tol]
+        if fits:
+            return replace(spec, channel_dim=fits[0])
+        said = {c: "it refused the input" if e == float("inf") else f"{e:.3g}" for c, e in errs.items()}
+        raise ValueError(
+            f"{_class_path(m)} subclasses a LayerNorm but its own forward computes something else: it differs"
+            f" from F.layer_norm over normalized_shape on the last axis by {said[-1]} and on axis 1 of a 4-D"
+            f" input by {said[1]} (relative; allowed <= {tol:g}); pass rules={{{type(m).__name__}: fn}} with"
+            " fn(module) -> NormSpec (e.g. layernorm_spec(m, channel_dim=1)) or -> None to skip it"
+        )
     if "rmsnorm" in targets and not is_ln and looks_like_rmsnorm(m):
         spec = rmsnorm_spec(m)
         tol = 2e-2 if next(m.parameters()).element_size() < 4 else 1e-4
@@ -319,6 +355,19 @@ def _is_causal(norm: nn.Module) -> bool:
     return isinstance(norm, CausalFiLMNorm) or bool(getattr(norm, "causal", False))
 
 
+def _recomputing() -> bool:
+    "`in_checkpoint_recompute`, asked only when grad is on (a checkpoint's replay always is): no graph break else."
+    return torch.is_grad_enabled() and in_checkpoint_recompute()
+
+
+def _autocast_dtype(x: torch.Tensor, norm: nn.Module) -> torch.dtype | None:
+    "Under autocast, the dtype a pooling norm runs in: its parameters' (float32 or wider), else None (as it is)."
+    if not (_pools(norm) and torch.is_autocast_enabled(x.device.type)):
+        return None
+    p = next(norm.parameters(), None)
+    return p.dtype if p is not None and p.dtype in (torch.float32, torch.float64) else None
+
+
 class NormSite(nn.Module):
     "A converted site: `norm` on the old input seen as [B, N, d] (batch first, channels last)."
 
@@ -347,7 +396,7 @@ class NormSite(nn.Module):
         "(mask, cached positions, batch) this forward uses: the argument, the replay's, or the stream's."
         if mask is not None:
             return mask, 0, None
-        if in_checkpoint_recompute():
+        if _recomputing():
             return (*self._forward_call, None)
         call = self.mask.top
         if call.source == "ambiguous":
@@ -412,7 +461,7 @@ class NormSite(nn.Module):
             y = self.norm(xin, torch.cat([n.to(x3.dtype), m], 1))[:, 1:]
         else:
             y, s, n = self.norm(x3, mask), 0.0, 0.0
-        if causal and not in_checkpoint_recompute():
+        if causal and not _recomputing():
             with torch.no_grad():
                 self._prefix = (
                     s + (x3.detach() * m[..., None]).sum(1).float(),
@@ -426,7 +475,7 @@ class NormSite(nn.Module):
         """A site used more than once in one call (ALBERT shares its layers): the later uses run at the
         first use's τ and add nothing to the epoch sums, so samples and τ steps count once per call."""
         norm, call = self.norm, self.mask.calls
-        if not isinstance(norm, GatedSite) or in_checkpoint_recompute() or self.mask.depth == 0:
+        if not isinstance(norm, GatedSite) or _recomputing() or self.mask.depth == 0:
             yield
             return
         repeat = call == self._last_call
@@ -454,11 +503,13 @@ class NormSite(nn.Module):
         x3 = self._tokens(xm, batch)  # [B, N, d]
         if mask is not None:
             mask = self._aligned(mask, x3, past)
-        if not in_checkpoint_recompute():
+        if not _recomputing():
             self._forward_call = (mask, past)
-        with self._once_per_call():
-            y = self._pooled(x3, mask, past) if _pools(self.norm) else self.norm(x3, mask)
-        y = y.reshape(xm.shape)
+        wide = _autocast_dtype(x3, self.norm)  # the selector's logits and gates in float32, not bf16
+        with self._once_per_call(), torch.autocast(x.device.type, enabled=False) if wide else nullcontext():
+            xin = x3 if wide is None else x3.to(wide)
+            y = self._pooled(xin, mask, past) if _pools(self.norm) else self.norm(xin, mask)
+        y = (y if wide is None else y.to(x3.dtype)).reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
 
     def extra_repr(self):
@@ -501,6 +552,11 @@ def keep_mask(mask: torch.Tensor, name: str = "mask", convention: str = "keep") 
         )
     if mask.dtype == torch.bool:
         return ~mask if convention == "torch" else mask
+    if torch.compiler.is_compiling() and not mask.is_floating_point() and convention != "torch":
+        # compiled: the same reading, its check an in-graph assert (reading the values would break the graph)
+        ok = ((mask == 0) | (mask == 1)).all()
+        torch._assert_async(ok, f"{name}: an integer mask with values other than 0/1; allowed: {forms}")
+        return mask != 0
     vals = _mask_values(mask)
     binary = set(vals) <= {0.0, 1.0}
     additive = all(v == 0.0 or v <= PAD_BELOW for v in vals)  # NaN is neither
@@ -831,14 +887,221 @@ def _site_batch_dim(model: nn.Module, path: str, batch_dim: int | None) -> int:
     firsts = [f for f in map(_torch_batch_first, reversed(chain)) if f is not None]
     return 0 if not firsts or firsts[0] else 1
 
+# %% ../../nbs/25_autonormify.ipynb #1132a441
+def _as_call(inputs: Any) -> tuple[tuple, dict]:
+    "The probe's `inputs` as (args, kwargs): a dict of keyword arguments, a tuple of positional ones, or one tensor."
+    if isinstance(inputs, torch.Tensor):
+        return (inputs,), {}
+    if isinstance(inputs, dict) and inputs and all(isinstance(k, str) for k in inputs):
+        return (), dict(inputs)
+    if isinstance(inputs, tuple) and inputs:
+        return inputs, {}
+    shown = repr(inputs) if len(repr(inputs)) <= 60 else f"{repr(inputs)[:57]}..."
+    raise TypeError(
+        f"inputs={shown} ({type(inputs).__name__}) is not a model call; allowed: a non-empty dict of keyword"
+        " arguments (e.g. dict(input_ids=ids)), a non-empty tuple of positional arguments, or one tensor"
+    )
+
+# %% ../../nbs/25_autonormify.ipynb #bb60eaf9
+def _stream_owners(model: nn.Module, path: str) -> list[str]:
+    """The modules above `path` that take one stream input, outermost first: the model itself ("") unless it
+    takes several (BART, CLIP, nn.Transformer); then e.g. `model.decoder`, `text_model`, `decoder`."""
+    chain = [".".join(path.split(".")[:i]) for i in range(path.count(".") + 1)]
+    return [
+        p
+        for p in chain
+        if not StreamEntry(PaddingMask(), model.get_submodule(p), p, top=not p).multi
+        and (not p or stream_entry(model.get_submodule(p)) is not None)
+    ]
+
+# %% ../../nbs/25_autonormify.ipynb #33a71629
+def _bound(m: nn.Module, args: tuple, kwargs: dict) -> dict:
+    "A call's arguments by name (empty if its signature cannot be read or bound)."
+    sig = _signature(m)
+    try:
+        return dict(sig.bind_partial(*args, **kwargs).arguments) if sig else {}
+    except TypeError:
+        return {}
+
+
+def _stream_argument(m: nn.Module, args: tuple, kwargs: dict) -> str | int:
+    "Name (or position) of the argument that carries a call's stream: its one `STREAM_INPUTS` tensor, else the first."
+    named = [n for n, v in _bound(m, args, kwargs).items() if n in STREAM_INPUTS and isinstance(v, torch.Tensor)]
+    if len(named) == 1:
+        return named[0]
+    if len(named) > 1:
+        raise ValueError(f"it takes more than one stream ({', '.join(named)}); probe its parts one by one")
+    first = [i for i, v in enumerate(args) if isinstance(v, torch.Tensor)]
+    first += [n for n, v in kwargs.items() if isinstance(v, torch.Tensor)]
+    if not first:
+        raise ValueError("its call has no tensor argument to change")
+    return first[0]
+
+# %% ../../nbs/25_autonormify.ipynb #b2b720bd
+def _token_axis(t: torch.Tensor, batch_first: bool | None) -> int:
+    "The axis of a stream input's positions: 1 of float [B, N, d] (0 if not batch_first), else the last."
+    return (1 if batch_first in (None, True) else 0) if t.is_floating_point() and t.ndim == 3 else t.ndim - 1
+
+
+def _later_changed(t: torch.Tensor, axis: int) -> torch.Tensor:
+    "`t` with only its last position along `axis` changed: ids → the next id the input uses; floats → +1 + noise."
+    t = t.clone()
+    last = t.select(axis, -1)
+    if t.is_floating_point():
+        g = torch.Generator().manual_seed(0)
+        last += 1 + torch.randn(last.shape, generator=g, dtype=t.dtype).to(t.device)
+        return t
+    ids = torch.unique(t)
+    if len(ids) < 2:
+        raise ValueError(f"its token ids are all {ids.tolist()}; the probe needs two different ids to swap")
+    last.copy_(ids[(torch.searchsorted(ids, last.contiguous()) + 1) % len(ids)])
+    return t
+
+# %% ../../nbs/25_autonormify.ipynb #01360881
+def _site_tokens(x: torch.Tensor, batch_dim: int, channel_dim: int, batch: int) -> torch.Tensor:
+    "A site's input as [B, N, d], as `NormSite` sees it (rows [B·T, d] regrouped by the call's batch)."
+    xm = torch.movedim(x, (batch_dim % x.ndim, channel_dim % x.ndim), (0, -1))
+    if xm.ndim == 2 and xm.shape[0] != batch and xm.shape[0] % batch == 0:
+        return xm.reshape(batch, -1, xm.shape[-1])
+    return xm.reshape(xm.shape[0], -1, xm.shape[-1])
+
+
+def _run_capturing(module: nn.Module, sites: dict[str, nn.Module], args: tuple, kwargs: dict) -> dict:
+    "Call `module`; {path: [every input the site at path saw]} for `sites` {path: module}."
+    seen = {p: [] for p in sites}
+    hooks = [
+        m.register_forward_pre_hook(lambda _, a, p=p: seen[p].append(a[0].detach().clone()))
+        for p, m in sites.items()
+    ]
+    try:
+        with torch.no_grad():
+            module(*args, **kwargs)
+    finally:
+        for h in hooks:
+            h.remove()
+    return seen
+
+# %% ../../nbs/25_autonormify.ipynb #f297789f
+def _probe_stream(model, owner: str, call: tuple, members: list, ref: dict, batch_dim: int | None):
+    "(largest relative move at earlier positions, at the last one) of the sites `members` of stream `owner`."
+    module, (a, kw) = model.get_submodule(owner), call
+    key = _stream_argument(module, a, kw)
+    bound = _bound(module, a, kw)
+    t = a[key] if isinstance(key, int) else bound.get(key, kw.get(key))
+    axis = _token_axis(t, _torch_batch_first(module) if owner else None)
+    if t.shape[axis] < 2:
+        raise ValueError(
+            f"{key!r} has {t.shape[axis]} position(s) (shape {tuple(t.shape)}): nothing before the last to"
+            " watch; pass inputs with at least 2 positions per stream"
+        )
+    for n in MASK_ARGUMENTS:  # a padded last position is ignored by the model: it would look causal
+        m = bound.get(n, kw.get(n))
+        if isinstance(m, torch.Tensor) and m.ndim == 2 and not real_token_mask(n, m)[:, -1].all():
+            raise ValueError(f"{n} marks the last position as padding; pass inputs without padding at the end")
+    new = _later_changed(t, axis)
+    if isinstance(key, int):
+        a = a[:key] + (new,) + a[key + 1 :]
+    elif key in kw:
+        kw = {**kw, key: new}
+    else:
+        a = tuple(new if n == key else v for n, v in zip(bound, a))
+    batch = t.shape[1 if axis == 0 and t.ndim > 1 else 0]
+    moved = _run_capturing(module, {p: model.get_submodule(p) for p, _ in members}, a, kw)
+    earlier = last = 0.0
+    for path, spec in members:
+        bd = _site_batch_dim(model, path, batch_dim)
+        for x0, x1 in zip(ref[path], moved[path]):
+            x0, x1 = (_site_tokens(x, bd, spec.channel_dim, batch) for x in (x0, x1))
+            d = (x1 - x0).abs() / x0.abs().max().clamp_min(1e-300)
+            earlier = max(earlier, d[:, :-1].max().item() if x0.shape[1] > 1 else 0.0)
+            last = max(last, d[:, -1].max().item())
+    return earlier, last, key
+
+# %% ../../nbs/25_autonormify.ipynb #7cbc1ffe
+CAUSAL_TOL = 1e-9  # relative move at an earlier position (float64) above which a stream looks ahead
+
+
+def probe_causal(
+    model: nn.Module,
+    inputs: Any,
+    *,
+    targets: tuple[str, ...] = ("layernorm",),
+    rules: dict | None = None,
+    batch_dim: int | None = None,
+) -> dict[str, bool]:
+    """Which sites' streams are causal, by behaviour: {site path: causal}, from a float64 copy of `model`.
+
+    inputs: one call of the model (dict of keyword arguments, tuple of positional ones, or one tensor) with
+    at least 2 positions per stream and no padding at the end; targets, rules, batch_dim: as `autonormify`."""
+    check_type("model", model, nn.Module, "probe_causal probes a torch model (an nn.Module)")
+    args, kwargs = _as_call(inputs)
+    targets = (targets,) if isinstance(targets, str) else tuple(targets)
+    targets = tuple(canonical_norm(t, "targets", NORM_KINDS) for t in targets)
+    plan, _ = _plan_sites(model, targets, dict(rules or {}))
+    m64 = copy.deepcopy(model).double().eval()
+    to64 = lambda v: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v  # noqa: E731
+    args, kwargs = tuple(map(to64, args)), {k: to64(v) for k, v in kwargs.items()}
+    sig = _signature(m64)
+    if sig is not None and "use_cache" in sig.parameters:
+        kwargs.setdefault("use_cache", False)  # a cache the first run fills must not feed the second
+    owners, calls = {p: _stream_owners(m64, p) for p, _, _ in plan}, {"": (args, kwargs)}
+    hooks = [
+        m64.get_submodule(o).register_forward_pre_hook(
+            lambda _, a, kw, o=o: calls.setdefault(o, (a, dict(kw))) and None, with_kwargs=True
+        )
+        for o in {o for c in owners.values() for o in c if o}
+    ]
+    try:
+        ref = _run_capturing(m64, {p: m64.get_submodule(p) for p, _, _ in plan}, args, kwargs)
+    finally:
+        for h in hooks:
+            h.remove()
+    groups: dict[str, list] = {}
+    for path, _, spec in plan:  # the outermost one-stream module that the call ran
+        groups.setdefault(next(o for o in owners[path] + [""] if o in calls), []).append((path, spec))
+    out = {}
+    for owner, members in groups.items():
+        try:
+            earlier, last, key = _probe_stream(m64, owner, calls[owner], members, ref, batch_dim)
+        except ValueError as e:
+            raise ValueError(f"probe_causal cannot probe the stream of {owner or '<model>'!r}: {e}") from None
+        if max(earlier, last) < CAUSAL_TOL:
+            raise ValueError(
+                f"probe_causal: changing the last position of {key!r} moved no site of {owner or '<model>'!r};"
+                " pass inputs without padding at the end (the model ignores a padded last position)"
+            )
+        out.update({p: earlier < CAUSAL_TOL for p, _ in members})
+    return {p: out[p] for p, _, _ in plan}
+
+# %% ../../nbs/25_autonormify.ipynb #a9b47ff5
+def _causal_flags(model, plan, causal, causal_probe, check_causal, probe_kw: dict) -> dict[str, bool]:
+    "Each site's causal flag: `causal` for all, else the probe's on `causal_probe`, else its stream's; checked."
+    if causal is not None and causal_probe is not None:
+        raise ValueError(f"causal={causal} and causal_probe= both set the causal flags; pass one of them")
+    if causal_probe is not None:
+        flags = probe_causal(model, causal_probe, **probe_kw)
+    else:
+        flags = {p: stream_causal(model, p) if causal is None else causal for p, _, _ in plan}
+    if check_causal is not None:
+        seen = probe_causal(model, check_causal, **probe_kw)
+        bad = [f"{p!r} (causal={flags[p]}, behaves {'causal' if seen[p] else 'non-causal'})"
+               for p in flags if flags[p] != seen[p]]
+        if bad:
+            raise ValueError(
+                f"autonormify changed nothing: the causal flag of {len(bad)} site(s) disagrees with what the"
+                f" model does on check_causal's inputs: {', '.join(bad[:4])}{'...' if len(bad) > 4 else ''};"
+                " pass causal_probe=inputs to take the behaviour, or causal=True/False to settle it"
+            )
+    return flags
+
 # %% ../../nbs/25_autonormify.ipynb #088de0d8
-def _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw) -> tuple[list, list[ConvertedSite]]:
+def _build_sites(model, plan, method, flags, copy_affine, batch_dim, kw) -> tuple[list, list[ConvertedSite]]:
     "Step 2, build: every replacement, in a `NormSite` with its layout (a bad option raises before any swap)."
     holder, names = PaddingMask(), site_names([p for p, _, _ in plan])
     swaps, sites = [], []
     for path, m, spec in plan:
         dtype, device = _tensor_home(m, model)
-        site_causal = stream_causal(model, path) if causal is None else causal
+        site_causal = flags[path]
         new, kept = build_replacement(spec, method, site_causal, copy_affine, dtype, device, **kw)
         new.train(m.training)  # autonormify(model.eval()) gives sites in eval mode
         bd = _site_batch_dim(model, path, batch_dim)
@@ -887,6 +1150,8 @@ def autonormify(                             # copy_affine="no", batch_dim=1.5 o
     targets: tuple[str, ...] = ("layernorm",),
     rules: dict[type, Callable[[nn.Module], NormSpec | None]] | None = None,
     causal: bool | None = None,
+    causal_probe: Any = None,
+    check_causal: Any = None,
     batch_dim: int | None = None,
     copy_affine: bool = True,
     **kw: Any,
@@ -896,6 +1161,8 @@ def autonormify(                             # copy_affine="no", batch_dim=1.5 o
     targets: "layernorm" (nn.LayerNorm and ours), "rmsnorm" (nn.RMSNorm, ours, and look-alikes);
     rules: {exact class: fn(module) -> NormSpec or None}; causal: None = each site its stream's
     (`stream_causal`: an encoder–decoder's encoder not, its decoder yes; else `is_causal_model`);
+    causal_probe: inputs of one call; each site's flag is then its stream's behaviour (`probe_causal`);
+    check_causal: inputs of one call; refuses if the flags taken disagree with the behaviour there;
     batch_dim: None = torch's `batch_first` where present, else 0;
     **kw go to the new layers (e.g. tau=1.0).
     Pretrained γ, β (copy_affine=True): layernorm/frozen_ln keep γ, β; rmsnorm keeps γ (drops β);
@@ -916,7 +1183,9 @@ def autonormify(                             # copy_affine="no", batch_dim=1.5 o
                 f"rules must map a class to fn(module) -> NormSpec | None; got {cls!r}: {fn!r}"
             )
     plan, skipped_rms = _plan_sites(model, targets, rules)                       # 1. every site, or why not
-    swaps, sites = _build_sites(model, plan, method, causal, copy_affine, batch_dim, kw)   # 2. may raise
+    probe_kw = dict(targets=targets, rules=rules, batch_dim=batch_dim)
+    flags = _causal_flags(model, plan, causal, causal_probe, check_causal, probe_kw)  # 1b. may refuse
+    swaps, sites = _build_sites(model, plan, method, flags, copy_affine, batch_dim, kw)    # 2. may raise
     if skipped_rms:
         warnings.warn(
             f"autonormify left {len(skipped_rms)} RMSNorm-like module(s) unchanged"
