@@ -435,6 +435,7 @@ div.cell_output table, .bd-article table { display: block; max-width: 100%; over
 div.cell_output pre, .bd-article pre { max-width: 100%; overflow-x: auto; }
 .bd-article img { max-width: 100%; height: auto; }
 .explorer-readout { overflow-x: auto; }
+.bd-article h1, .bd-article h2, .bd-article h3 { overflow-wrap: anywhere; }   /* api: Class.long_method_name */
 """
 
 # %% ../../nbs/71_docsite.ipynb #58d48e25
