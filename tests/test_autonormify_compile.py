@@ -14,7 +14,7 @@ import torch._dynamo as dynamo
 import transformers as hf
 
 from autonorm_explorer.norms import convert
-from autonorm_explorer.norms.autonorm import AutoNorm, gated_sites, in_checkpoint_recompute
+from autonorm_explorer.norms.autonorm import AutoNorm, gated_sites
 from autonorm_explorer.norms.convert import autonormify
 
 torch.set_num_threads(1)
@@ -111,20 +111,24 @@ def _explain(model, kw):
 
 @pytest.mark.parametrize("name, mask", [("gpt2", False), ("bert", True)])
 def test_graph_breaks_counted_and_none_from_autonormify(name, mask, monkeypatch):
-    """The original is one graph. The converted model's breaks (inference) all come from the gate's own layer
-    (`norms.autonorm`: its checkpoint-replay query and its custom autograd Function), none from `NormSite` or
-    the stream hooks (`norms.convert`). Negative control: the old site code, which asked for a checkpoint
-    replay at every call even without grad, breaks in `convert.py` (the detector can fail)."""
+    """The original is one graph, and so is the converted model in inference without a mask (no break from
+    `NormSite`, the stream hooks or the gate); a mask costs one break. Negative control: the old checkpoint-replay
+    query, which asked the autograd engine at every call even without grad, breaks the graph in `convert.py`
+    (the detector can fail)."""
     kw = _call(mask)
     graphs0, breaks0, _ = _explain(MODELS[name](), kw)
     model, _ = _converted(name)
     graphs, breaks, frames = _explain(model, kw)
-    monkeypatch.setattr(convert, "_recomputing", in_checkpoint_recompute)
+    asked_always = lambda: torch._C._current_graph_task_id() != -1  # noqa: E731  (the old query: with or without grad)
+    monkeypatch.setattr(convert, "in_checkpoint_recompute", asked_always)
     _, breaks_old, frames_old = _explain(model, kw)
     print(f"{name} mask={mask}: original {graphs0} graph(s), {breaks0} break(s); converted {graphs}, {breaks}"
           f" {dict(frames)}; with the old site code {breaks_old} {dict(frames_old)}")
     assert (graphs0, breaks0) == (1, 0)
-    assert breaks > 0 and set(frames) == {"autonorm.py"}, frames
+    # one graph, as the original; with a padding mask one break remains (in the stream hook, after it reads the
+    # mask: dynamo gives no reason for it); before this change 8 (GPT-2) and 14 (BERT with mask)
+    assert (graphs, breaks) == ((2, 1) if mask else (1, 0)), (graphs, breaks, frames)
+    assert breaks < breaks_old
     assert frames_old["convert.py"] > 0, frames_old
 
 

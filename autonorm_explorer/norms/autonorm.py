@@ -93,8 +93,9 @@ def binary_entropy(p: torch.Tensor) -> torch.Tensor:
 
 # %% ../../nbs/21_autonorm.ipynb #8bb8ed54
 def in_checkpoint_recompute() -> bool:
-    "True while the backward pass re-runs a forward (activation checkpointing): not a new sample."
-    return torch._C._current_graph_task_id() != -1
+    """True while the backward pass re-runs a forward (activation checkpointing): not a new sample. A replay
+    always runs with grad on, so the engine is asked only then (compiled inference gets no graph break here)."""
+    return torch.is_grad_enabled() and torch._C._current_graph_task_id() != -1
 
 # %% ../../nbs/21_autonorm.ipynb #3d3e8c36
 class GatedSite(nn.Module):

@@ -125,6 +125,12 @@ def looks_like_rmsnorm(m: nn.Module) -> bool:
     )
 
 # %% ../../nbs/25_autonormify.ipynb #dfd42351
+def _relative_gap(out: torch.Tensor, ref: torch.Tensor) -> float:
+    "max |out − ref| over the larger of the two's max |·| (ref may be 0: γ = 0)."
+    scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)
+    return ((out - ref).abs().max() / scale).item()
+
+
 def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
     "Max |m(x) − γ·x/√(mean x² + ε)| over the larger of the two, on a fixed random input (≈ 0: an RMSNorm)."
     p = next(m.parameters())
@@ -133,9 +139,7 @@ def rmsnorm_mismatch(m: nn.Module, spec: NormSpec) -> float:
     g = spec.weight.float() if spec.weight is not None else 1.0
     with torch.no_grad():
         ref = g * x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + spec.eps)
-        out = m(x).float()
-        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)  # ref may be 0 (γ = 0)
-        return ((out - ref).abs().max() / scale).item()
+        return _relative_gap(m(x).float(), ref)
 
 # %% ../../nbs/25_autonormify.ipynb #7ad94ed5
 LN_LAYOUTS = (-1, 1)  # where a LayerNorm subclass may hold its channels: the last axis, or axis 1 of [B, C, H, W]
@@ -159,9 +163,7 @@ def layernorm_mismatch(m: nn.Module, spec: NormSpec, channel_dim: int = -1) -> f
             return float("inf")
         if not isinstance(out, torch.Tensor) or out.shape != x.shape:
             return float("inf")
-        out = out.float()
-        scale = torch.maximum(ref.abs().max(), out.abs().max()).clamp_min(1e-30)
-        return ((out - ref).abs().max() / scale).item()
+        return _relative_gap(out.float(), ref)
 
 # %% ../../nbs/25_autonormify.ipynb #f67c7679
 def _class_path(m: nn.Module) -> str:
@@ -355,11 +357,6 @@ def _is_causal(norm: nn.Module) -> bool:
     return isinstance(norm, CausalFiLMNorm) or bool(getattr(norm, "causal", False))
 
 
-def _recomputing() -> bool:
-    "`in_checkpoint_recompute`, asked only when grad is on (a checkpoint's replay always is): no graph break else."
-    return torch.is_grad_enabled() and in_checkpoint_recompute()
-
-
 def _autocast_dtype(x: torch.Tensor, norm: nn.Module) -> torch.dtype | None:
     "Under autocast, the dtype a pooling norm runs in: its parameters' (float32 or wider), else None (as it is)."
     if not (_pools(norm) and torch.is_autocast_enabled(x.device.type)):
@@ -396,7 +393,7 @@ class NormSite(nn.Module):
         "(mask, cached positions, batch) this forward uses: the argument, the replay's, or the stream's."
         if mask is not None:
             return mask, 0, None
-        if _recomputing():
+        if in_checkpoint_recompute():
             return (*self._forward_call, None)
         call = self.mask.top
         if call.source == "ambiguous":
@@ -461,7 +458,7 @@ class NormSite(nn.Module):
             y = self.norm(xin, torch.cat([n.to(x3.dtype), m], 1))[:, 1:]
         else:
             y, s, n = self.norm(x3, mask), 0.0, 0.0
-        if causal and not _recomputing():
+        if causal and not in_checkpoint_recompute():
             with torch.no_grad():
                 self._prefix = (
                     s + (x3.detach() * m[..., None]).sum(1).float(),
@@ -475,7 +472,7 @@ class NormSite(nn.Module):
         """A site used more than once in one call (ALBERT shares its layers): the later uses run at the
         first use's τ and add nothing to the epoch sums, so samples and τ steps count once per call."""
         norm, call = self.norm, self.mask.calls
-        if not isinstance(norm, GatedSite) or _recomputing() or self.mask.depth == 0:
+        if not isinstance(norm, GatedSite) or in_checkpoint_recompute() or self.mask.depth == 0:
             yield
             return
         repeat = call == self._last_call
@@ -503,7 +500,7 @@ class NormSite(nn.Module):
         x3 = self._tokens(xm, batch)  # [B, N, d]
         if mask is not None:
             mask = self._aligned(mask, x3, past)
-        if not _recomputing():
+        if not in_checkpoint_recompute():
             self._forward_call = (mask, past)
         wide = _autocast_dtype(x3, self.norm)  # the selector's logits and gates in float32, not bf16
         with self._once_per_call(), torch.autocast(x.device.type, enabled=False) if wide else nullcontext():
@@ -722,16 +719,13 @@ class StreamEntry:
         self.multi = len(streams) > 1 or len(self.mask_args) > 1
         self.is_entry = entry is not None or top
         self.batch_first = _torch_batch_first(module)
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        params = self.signature.parameters.items() if self.signature else ()
+        self.positional = [n for n, p in params if p.kind in kinds]  # named here once: no bind() per call
 
     def _arguments(self, args, kwargs) -> dict:
-        try:
-            bound = (
-                dict(self.signature.bind_partial(*args, **kwargs).arguments)
-                if self.signature
-                else {}
-            )
-        except TypeError:
-            bound = {}
+        "The call's arguments by name (positional ones by the signature's order; torch.compile traces this)."
+        bound = dict(zip(self.positional, args))
         for v in list(bound.values()):
             if isinstance(v, dict):
                 bound = {**v, **bound}  # **kwargs of the forward
