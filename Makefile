@@ -17,7 +17,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: FORCE setup demo test lab export lock sysdeps data clean-venv bench docs app
 
-setup: $(STAMP)/installed $(STAMP)/kernel data sysdeps
+setup: $(STAMP)/installed $(STAMP)/kernel $(STAMP)/timm data sysdeps
 
 $(PY):
 	python3 -m venv .venv
@@ -36,6 +36,21 @@ $(STAMP)/installed: FORCE | $(PY)
 	fi
 
 FORCE:
+
+# timm (and the torchvision it imports) for the tests on real timm models, in a folder of its own: the registry's
+# torchvision for this torch is a CUDA build whose compiled ops do not load here, so it must never shadow anything
+# in the venv; tests/timm_support.py puts the folder on sys.path for those tests only. Keyed on the pins' content.
+TIMM_LIB  := $(STAMP)/timm-lib
+TIMM_HASH := $(shell cat tests/timm-requirements.txt 2>/dev/null | sha256sum | cut -c1-16)
+$(STAMP)/timm: $(STAMP)/installed FORCE
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(TIMM_HASH)" ]; then \
+	  echo "setup: installing timm for the tests into $(TIMM_LIB) (pinned by tests/timm-requirements.txt)"; \
+	  rm -rf $(TIMM_LIB).part; \
+	  $(VENV)/pip install --no-deps --target $(TIMM_LIB).part -r tests/timm-requirements.txt > $(STAMP)/pip-timm.log 2>&1 \
+	    || { cat $(STAMP)/pip-timm.log; exit 1; }; \
+	  rm -rf $(TIMM_LIB); mv $(TIMM_LIB).part $(TIMM_LIB); \
+	  echo "$(TIMM_HASH)" > $@; \
+	fi
 
 # The venv's kernelspec for papermill, and JupyterLab settings that keep a headless lab quiet.
 KSPEC := .venv/share/jupyter/kernels/$(KERNEL)/kernel.json
