@@ -112,7 +112,8 @@ def _explain(model, kw):
 @pytest.mark.parametrize("name, mask", [("gpt2", False), ("bert", True)])
 def test_graph_breaks_counted_and_none_from_autonormify(name, mask, monkeypatch):
     """The original is one graph, and so is the converted model in inference without a mask (no break from
-    `NormSite`, the stream hooks or the gate); a mask costs one break. Negative control: the old checkpoint-replay
+    `NormSite`, the stream hooks or the gate); with a mask, the top stream hook's mask reading is a graph of its
+    own (next test). Negative control: the old checkpoint-replay
     query, which asked the autograd engine at every call even without grad, breaks the graph in `convert.py`
     (the detector can fail)."""
     kw = _call(mask)
@@ -125,11 +126,45 @@ def test_graph_breaks_counted_and_none_from_autonormify(name, mask, monkeypatch)
     print(f"{name} mask={mask}: original {graphs0} graph(s), {breaks0} break(s); converted {graphs}, {breaks}"
           f" {dict(frames)}; with the old site code {breaks_old} {dict(frames_old)}")
     assert (graphs0, breaks0) == (1, 0)
-    # one graph, as the original; with a padding mask one break remains (in the stream hook, after it reads the
-    # mask: dynamo gives no reason for it); before this change 8 (GPT-2) and 14 (BERT with mask)
+    # one graph, as the original; with a padding mask a second graph: the top-level stream hook's few mask ops,
+    # compiled as a frame of its own (see the next test: any tensor op in a hook on the top module does that to
+    # the unconverted model too); before issue 26's work 8 (GPT-2) and 14 (BERT with mask) breaks
     assert (graphs, breaks) == ((2, 1) if mask else (1, 0)), (graphs, breaks, frames)
     assert breaks < breaks_old
     assert frames_old["convert.py"] > 0, frames_old
+
+
+def _graph_ops(model, kw) -> list[list[str]]:
+    "The functions and tensor methods each graph dynamo makes of one call of `model` calls, by name."
+    dynamo.reset()
+    with torch.no_grad():
+        e = dynamo.explain(model)(**kw)
+    assert not e.break_reasons, [r.reason for r in e.break_reasons]   # no graph break inside a frame
+    return [[getattr(n.target, "__name__", str(n.target)) for n in g.graph.nodes if n.op in ("call_function", "call_method")]
+            for g in e.graphs]
+
+
+def test_the_mask_graph_is_the_top_hook_frame():
+    """Why a padding mask gives BERT two graphs: a forward pre-hook on the top module that does any tensor op runs
+    as its own compiled frame, before the forward's graph. Control: the unconverted BERT with a one-op hook of that
+    kind also makes two graphs. Converted: the first graph holds only the mask reading (compare with 0/1, the
+    in-graph check, the boolean), and the second, the forward, has the original's embedding and attention ops and
+    its linears plus the selectors' own."""
+    kw = _call(mask=True)
+    base = _graph_ops(bert(), kw)
+    hooked = bert()
+    seen = []
+    hooked.register_forward_pre_hook(lambda m, a, k: seen.append(k["attention_mask"].ne(0)), with_kwargs=True)
+    control = _graph_ops(hooked, kw)
+    assert len(base) == 1 and len(control) == 2 and control[0] == ["ne"]   # the mechanism, without autonormify
+    model, _ = _converted("bert")
+    first, forward = _graph_ops(model, kw)
+    assert set(first) <= {"eq", "or_", "all", "_assert_async", "ne"}, first
+    heavy = ("embedding", "linear", "scaled_dot_product_attention")
+    count = lambda ops: collections.Counter(o for o in ops if o in heavy)  # noqa: E731
+    selector_linears = sum(isinstance(m, torch.nn.Linear) for _, s in gated_sites(model) for m in s.selector.modules())
+    want = count(base[0]) + collections.Counter(linear=selector_linears)    # the gates' selector MLPs add theirs
+    assert count(forward) == want and selector_linears > 0, (count(forward), want)
 
 
 @pytest.mark.parametrize("name, backend", [("gpt2", "aot_eager"), ("bert", "eager")])
