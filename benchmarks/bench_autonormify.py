@@ -95,7 +95,8 @@ def forward_table(name: str, base: torch.nn.Module, call: dict, convert: dict, r
             with torch.no_grad():
                 model(**call)
             return
-        out = model(**call).last_hidden_state
+        out = model(**call)
+        out = out if isinstance(out, torch.Tensor) else out.last_hidden_state
         if mode == "train fwd+bwd":
             out.pow(2).mean().backward()
 
@@ -122,9 +123,9 @@ def forward_table(name: str, base: torch.nn.Module, call: dict, convert: dict, r
         row = f"{k:22s}"
         for mode in FORWARD_MODES:
             c, ref = res[mode][k][0], res[mode]["unconverted"][0]
-            row += f" {1e3 * c:20.2f} {c / ref:6.3f}x"
+            row += f" {1e3 * c:20.3f} {c / ref:6.3f}x"
         w, wref = res["eval fwd"][k][1], res["eval fwd"]["unconverted"][1]
-        print(row + f" {1e3 * w:13.2f} {w / wref:6.3f}x")
+        print(row + f" {1e3 * w:13.3f} {w / wref:6.3f}x")
     return res
 
 
@@ -151,8 +152,13 @@ def forward_main(a) -> None:
             call = dict(input_ids=ids)
             cfg = base.config
             title = (f"GPT-2 n_layer={cfg.n_layer}, n_embd={cfg.n_embd} (causal gates, the default), batch 4x128")
+        elif model == "site64":
+            torch.manual_seed(0)
+            base, rounds, reps = torch.nn.Sequential(torch.nn.LayerNorm(64)), a.rounds, 20
+            call = dict(input=torch.randn(4, 128, 64, generator=gen))
+            title = "one norm site alone, width 64 (nn.LayerNorm in an nn.Sequential), input 4x128x64"
         else:
-            raise SystemExit(f"--models: unknown model {model!r}; allowed: bert64, gpt2")
+            raise SystemExit(f"--models: unknown model {model!r}; allowed: bert64, gpt2, site64")
         forward_table(title, base, call, convert, rounds, reps)
 
 
@@ -170,7 +176,7 @@ def main(argv=None):
     )
     ap.add_argument("--steps", type=int, default=3, help="steps per variant per round")
     ap.add_argument("--forward-only", action="store_true", help="only the forward-cost tables (issue 26)")
-    ap.add_argument("--models", default="bert64,gpt2", help="forward tables: bert64 and/or gpt2")
+    ap.add_argument("--models", default="bert64,gpt2", help="forward tables: bert64, gpt2, site64 (one site)")
     ap.add_argument("--before-ref", default="", help="forward tables: also the package at this git ref ('' = none)")
     a = ap.parse_args(argv)
     if a.forward_only:
