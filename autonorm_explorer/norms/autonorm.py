@@ -113,15 +113,20 @@ class GatedSite(nn.Module):
         self._acc_w_dyt, self._acc_entropy, self._acc_entropy_tau, self._acc_n = 0.0, 0.0, 0.0, 0
     def _record(self, w: torch.Tensor, h: torch.Tensor, h_tau: torch.Tensor | None = None):
         "Keep the batch's weights [B, 2], entropy H(π) [B] and the applied gate's entropy [B] (default: H(π))."
+        self._record_pair(w, torch.stack([h, h if h_tau is None else h_tau]))
+    def _record_pair(self, w: torch.Tensor, hh: torch.Tensor):
+        """`_record` with the two entropies stacked, hh [2, B]: one mean and one sum for both, on the device (the
+        sums stay tensors until `close_epoch` or the state reads them)."""
         if in_checkpoint_recompute():
             return                                                      # counted in the first pass
-        h_tau = h if h_tau is None else h_tau
-        self.last_weights = w.detach()
-        self.last_entropy, self.last_entropy_tau = h.detach().mean(), h_tau.detach().mean()
+        w, hh = w.detach(), hh.detach()
+        self.last_weights = w
+        self.last_entropy, self.last_entropy_tau = hh.mean(-1).unbind()
         if self.training:
-            self._acc_w_dyt = self._acc_w_dyt + w[:, 0].detach().sum()
-            self._acc_entropy = self._acc_entropy + h.detach().sum()
-            self._acc_entropy_tau = self._acc_entropy_tau + h_tau.detach().sum()
+            s_w, s_h, s_tau = torch.cat([w[:, :1].T, hh]).sum(-1).unbind()    # Σ w_DyT, Σ H, Σ H_τ
+            self._acc_w_dyt = self._acc_w_dyt + s_w
+            self._acc_entropy = self._acc_entropy + s_h
+            self._acc_entropy_tau = self._acc_entropy_tau + s_tau
             self._acc_n += w.shape[0]
     def close_epoch(self, epoch: int) -> dict:
         "Epoch means {w_dyt, entropy, entropy_tau, n} of the training passes since the last close; idempotent."
@@ -182,6 +187,19 @@ def _plain_autograd() -> bool:
     "True outside torch.func transforms, where in-place buffer reuse is safe."
     return not torch._C._are_functorch_transforms_active()
 
+_UNIT_AFFINE: dict = {}                                                   # (d, dtype) → (γ = 1, β = 0), CPU
+
+def _unit_affine(x: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """γ = 1, β = 0 for `native_layer_norm` on a CPU tensor in eager mode, else (None, None): torch's CPU kernel
+    runs about twice as fast with an affine as without one, and x̂ · 1 + 0 gives the same bits."""
+    if x.device.type != "cpu" or torch.compiler.is_compiling() or not _plain_autograd():
+        return None, None
+    key = (x.shape[-1], x.dtype)
+    if key not in _UNIT_AFFINE:
+        with torch.inference_mode(False):                               # ordinary tensors even if made in inference
+            _UNIT_AFFINE[key] = (torch.ones(key[0], dtype=x.dtype), torch.zeros(key[0], dtype=x.dtype))
+    return _UNIT_AFFINE[key]
+
 # %% ../../nbs/21_autonorm.ipynb #534ecf9d
 class _MixDyTLN(torch.autograd.Function):
     "Fused w_DyT·DyT(x) + w_LN·LN(x) with hand-written backward and forward-mode rules (formula above)."
@@ -190,7 +208,7 @@ class _MixDyTLN(torch.autograd.Function):
     def forward(x, w, alpha, g_dyt, b_dyt, g_ln, b_ln, eps):
         B, d = x.shape[0], x.shape[-1]
         x3 = x.reshape(B, -1, d)                                          # [B, N, d]
-        xhat, mean, rstd = torch.native_layer_norm(x3, (d,), None, None, eps)
+        xhat, mean, rstd = torch.native_layer_norm(x3, (d,), *_unit_affine(x3), eps)   # x̂: no affine (1, 0)
         s = torch.sigmoid_(x3 * (2 * alpha))                              # σ(2αx)
         w_dyt, w_ln = w[:, 0].view(B, 1, 1), w[:, 1].view(B, 1, 1)
         a_ln, a_dyt2 = w_ln * g_ln, 2 * w_dyt * g_dyt                     # [B, 1, d]
@@ -251,16 +269,24 @@ class _MixDyTLN(torch.autograd.Function):
         return out_t.reshape(x.shape), None, None, None, None
 
 # %% ../../nbs/21_autonorm.ipynb #e8da8ce8
+_apply_mix = super(torch.autograd.Function, _MixDyTLN).apply   # the C entry under torch's Function.apply
+
 def mix_dyt_ln(x: torch.Tensor, w: torch.Tensor, dyt: DyT, ln: LayerNorm) -> torch.Tensor:
-    "w[:,0]·dyt(x) + w[:,1]·ln(x) for x [B, ..., d] and per-sample weights w [B, 2], fused (see above)."
-    return _MixDyTLN.apply(x, w.to(x.dtype), dyt.alpha, dyt.weight, dyt.bias, ln.weight, ln.bias, ln.eps)[0]
+    """w[:,0]·dyt(x) + w[:,1]·ln(x) for x [B, ..., d] and per-sample weights w [B, 2], fused (see above).
+    Eager autograd calls the C entry that `Function.apply` ends in: the Python wrapper binds the arguments
+    with `inspect.signature` on every call (20-50 µs a call on a CPU, measured in issue 26); torch.compile and
+    torch.func transforms go through `apply`, which they need."""
+    args = (x, w.to(x.dtype), dyt.alpha, dyt.weight, dyt.bias, ln.weight, ln.bias, ln.eps)
+    if torch.compiler.is_compiling() or not _plain_autograd():
+        return _MixDyTLN.apply(*args)[0]
+    return _apply_mix(*args)[0]
 
 # %% ../../nbs/21_autonorm.ipynb #01f162b9
 def _sample_means(w: torch.Tensor, h: torch.Tensor, mask: torch.Tensor | None):
-    "Per-sample means over the real tokens of per-token weights [B, N, 2] and entropies [B, N]."
-    m = torch.ones_like(h) if mask is None else mask.to(h.dtype)         # [B, N]
+    "Per-sample means over the real tokens of per-token weights [B, N, 2] and entropies [..., B, N]."
+    m = torch.ones_like(w[..., 0]) if mask is None else mask.to(h.dtype)   # [B, N]
     n = m.sum(1).clamp_min(1.0)                                          # [B]
-    return (w * m[..., None]).sum(1) / n[:, None], (h * m).sum(1) / n
+    return (w * m[..., None]).sum(1) / n[:, None], (h * m).sum(-1) / n
 
 # %% ../../nbs/21_autonorm.ipynb #35602444
 @register_norm("autonorm")
@@ -309,14 +335,14 @@ class AutoNorm(GatedSite):
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         check_last_dim("AutoNorm", x, self.dim)
         logits = self.selector(x, mask)                                  # [B, 2]; causal: [B, N, 2]
-        h_tau = binary_entropy(F.softmax(logits.detach() / self.current_tau(), -1))   # the applied gate's
+        ld = logits.detach()                                             # H(π) and the applied gate's H, stacked:
+        hh = binary_entropy(F.softmax(torch.stack([ld, ld / self.current_tau()]), -1))   # [2, B]; causal [2, B, N]
         w = self.gate_weights(logits)                                    # like logits
-        h = binary_entropy(F.softmax(logits.detach(), -1))               # [B]; causal: [B, N]
-        if not self.causal:
-            self._record(w, h, h_tau)
+        if not self.selector.causal:
+            self._record_pair(w, hh)
             return mix_dyt_ln(x, w, self.dyt, self.ln)
-        w_s, h_s = _sample_means(w, h, mask)
-        self._record(w_s, h_s, _sample_means(w, h_tau, mask)[1])
+        w_s, hh_s = _sample_means(w, hh, mask)
+        self._record_pair(w_s, hh_s)
         flat = x.reshape(-1, self.dim)                                   # each token: its own "sample"
         return mix_dyt_ln(flat, w.reshape(-1, 2), self.dyt, self.ln).view(x.shape)
     def _state_numbers(self) -> list[float]:

@@ -440,7 +440,9 @@ class NormSite(nn.Module):
                 f" step ({past} positions in the cache) shows it only the new token(s); call"
                 " generate(use_cache=False), or convert with causal=True for a decoder"
             )
-        m = torch.ones(x3.shape[:2], dtype=x3.dtype, device=x3.device) if mask is None else mask.to(x3.dtype)
+        m = None  # the mask as numbers: only a cached step and the causal running mean read it
+        if past > 0 or causal:
+            m = torch.ones(x3.shape[:2], dtype=x3.dtype, device=x3.device) if mask is None else mask.to(x3.dtype)
         if past > 0:
             if self._prefix is None or self._prefix[2] != past or self._prefix[0].shape[0] != x3.shape[0]:
                 seen = (
@@ -506,7 +508,8 @@ class NormSite(nn.Module):
         with self._once_per_call(), torch.autocast(x.device.type, enabled=False) if wide else nullcontext():
             xin = x3 if wide is None else x3.to(wide)
             y = self._pooled(xin, mask, past) if _pools(self.norm) else self.norm(xin, mask)
-        y = (y if wide is None else y.to(x3.dtype)).reshape(xm.shape)
+        y = y if wide is None else y.to(x3.dtype)
+        y = y if y.shape == xm.shape else y.reshape(xm.shape)
         return torch.movedim(y, (0, -1), (b, c)) if moved else y
 
     def extra_repr(self):
