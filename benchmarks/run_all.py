@@ -56,6 +56,12 @@ BENCHES = {
     "autonormify": ("autonormify on a GPT-2 config", "Conversion time and train step converted against "
                     "unconverted, on a 4-layer d = 128 GPT-2 built from a config.",
                     ["benchmarks/bench_autonormify.py", "--quick"], False),
+    "autonormify-forward": ("AutoNorm forward cost on HF models", "Forward and forward + backward of a model "
+                            "converted with autonormify against the unconverted one, interleaved, CPU-time medians "
+                            "on one thread: one norm site alone at width 64 and a width-64 BERT (4 layers, 9 sites, "
+                            "4 x 128 tokens); the `ln` wrapper alone separates the wrapper's cost from AutoNorm's.",
+                            ["benchmarks/bench_autonormify.py", "--forward-only", "--models", "site64,bert64",
+                             "--before-ref", ""], False),
     "vision-batches": ("On-device vision batches", "Images/s of `VisionBatches` against per-sample DataLoader "
                        "pipelines doing the same augmentation, on 2000 digits-sized images.",
                        ["benchmarks/bench_vision_batches.py", "--n", "2000"], False),
