@@ -38,7 +38,11 @@ $V/python -m pytest -q -p no:cacheprovider tests/test_package_shape.py || fail "
 echo "== 4/5 nbdev-test: every notebook runs and its tests pass"; mark nbdev-test
 $V/nbdev-test --n-workers 2 --timing || fail "nbdev-test" "A notebook failed (its name is listed above)."
 
-echo "== 5/5 pytest"; mark pytest
-$V/python -m pytest -q -ra --ignore=tests/test_package_shape.py || fail "pytest" "See the failing tests above."
+echo "== 5/5 pytest (two workers, each test file whole on one of them)"; mark pytest
+# --dist loadfile: a file's tests run in one worker, so a module-scoped fixture (the docs site, the private Slurm
+# cluster, the installed wheel) is built once; --dist loadgroup would also honour @pytest.mark.xdist_group (none
+# is needed now: tests/conftest.py says why). PYTEST_WORKERS=0 runs it in this process, serially (xdist off).
+$V/python -m pytest -q -ra -n "${PYTEST_WORKERS:-2}" --dist loadfile --ignore=tests/test_package_shape.py \
+  || fail "pytest" "See the failing tests above."
 times passed
 echo; echo "make test passed in $((SECONDS - t0)) s (after set-up)."

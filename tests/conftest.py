@@ -1,9 +1,30 @@
 """Every test starts from the same random state: Python, NumPy and PyTorch seeded with `test_seed()`
 (0, or `$AUTONORM_TEST_SEED` in a flake hunt), so random data a test draws without its own generator is
-fixed too, and a hunt can vary the whole suite's data through one variable."""
-import pytest
+fixed too, and a hunt can vary the whole suite's data through one variable.
 
-from autonorm_explorer.core import seeds
+Under pytest-xdist (`make test` runs two workers, `--dist loadfile`: each test file whole in one worker) each
+worker computes on one CPU thread, and so do the kernels and scripts its tests start (`OMP_NUM_THREADS`,
+`MKL_NUM_THREADS`, unless already set): two workers with torch's default of one thread per core would ask for
+twice the cores there are. In-process this changes nothing: the test modules that compute with torch already
+set one thread at import, and collection imports every module in every worker as in a serial run. A test that
+needs its own count sets it (tests/test_harness_train.py and test_harness_sweep.py pass `OMP_NUM_THREADS=1`).
+
+Nothing here is shared between two workers that run different files at once: servers (JupyterLab, Voilà, the
+private Slurm of tests/slurm_cluster.py) listen on free ports with their files in the test's temporary folder,
+outputs go to `tmp_path`, and the screenshots in tests/artifacts/ have one writer each."""
+import os
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from autonorm_explorer.core import seeds  # noqa: E402
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    torch.set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ Each row calls a public entry point with one bad argument and says what the mess
 message does not name the value and the allowed ones. The command line answers with exit status 2 and one
 line on stderr (argparse's convention). Nothing here trains or runs a notebook: every error comes before.
 """
-import contextlib, io, math, shutil, sys, tempfile
+import atexit, contextlib, io, math, shutil, sys, tempfile
 from pathlib import Path
 
 import nbformat
@@ -33,6 +33,7 @@ EMPTY = ArrayData(torch.zeros(0, 3), torch.zeros(0, dtype=torch.long))
 MODEL = nn.Linear(3, 2)
 CFG = TrainConfig(epochs=1, progress="off")
 ROOT = Path(tempfile.mkdtemp(prefix="bad-inputs-harness-"))
+atexit.register(shutil.rmtree, ROOT, True)   # also in an xdist worker that imported this module but ran none of it
 
 
 def _fixture_sweep(root: Path) -> Path:
