@@ -31,3 +31,17 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 def _fixed_random_state():
     seeds.seed_everything(seeds.test_seed())
     yield
+
+
+# Under xdist each test file goes whole to whichever worker is free, in collection order: a long file handed out
+# last is the run's tail (the docs site once finished alone, 15 min after everything else). The longest files,
+# by the suite's --durations, go first; the order inside a file, and the rest of the order, do not change.
+LONGEST_FIRST = ("test_docs_site.py", "test_course.py", "test_slurm.py", "test_wheel_install.py",
+                 "test_app_browser.py", "test_widgets_browser.py", "test_gate_widgets_browser.py",
+                 "test_course_autonorm.py", "test_course_depth.py", "test_harness_experiments.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.path.name, len(rank)))   # stable: files stay whole, in order
