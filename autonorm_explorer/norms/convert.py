@@ -552,10 +552,8 @@ def keep_mask(mask: torch.Tensor, name: str = "mask", convention: str = "keep") 
         )
     if mask.dtype == torch.bool:
         return ~mask if convention == "torch" else mask
-    if (torch.compiler.is_compiling() or mask.device.type != "cpu") and not mask.is_floating_point() \
-            and convention != "torch":
-        # compiled, or on an accelerator: the same reading, its check an in-graph assert (reading the values
-        # would break the graph, or wait for the device at every forward; on a CPU reading them is free)
+    if torch.compiler.is_compiling() and not mask.is_floating_point() and convention != "torch":
+        # compiled: the same reading, its check an in-graph assert (reading the values would break the graph)
         ok = ((mask == 0) | (mask == 1)).all()
         torch._assert_async(ok, f"{name}: an integer mask with values other than 0/1; allowed: {forms}")
         return mask != 0
