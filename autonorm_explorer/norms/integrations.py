@@ -148,29 +148,38 @@ def require(module: str, extra: str, what: str):
         raise ImportError(f"{what} needs {module.split('.')[0]!r}, which is not installed here: "
                           f"pip install 'autonorm_explorer[{extra}]'") from e
 
+# %% ../../nbs/27_integrations.ipynb #b0555567
+class _GateCallback:
+    "What both trainer callbacks share: the `GateTraining` they hand the work to, and its log and rule."
+
+    def __init__(self, logger: GateLogger | dict | None = None, freezer: GateFreezer | dict | None = None,
+                 tau_clock: str = "optimizer"):
+        self.gates = GateTraining(logger, freezer, tau_clock)
+
+    @property
+    def logger(self) -> GateLogger:
+        "The gate log (`GateLogger`) this callback keeps."
+        return self.gates.logger
+
+    @property
+    def freezer(self) -> GateFreezer | None:
+        "The AutoNorm-S rule (`GateFreezer`), or None."
+        return self.gates.freezer
+
+
 # %% ../../nbs/27_integrations.ipynb #87cd4f7d
 def _hf_callback() -> type:
     "Build `AutoNormCallback` (a `TrainerCallback` and `ExportableState`) on first use."
     tc = require("transformers.trainer_callback", "hf", "AutoNormCallback")
 
-    class AutoNormCallback(tc.TrainerCallback, tc.ExportableState):
+    class AutoNormCallback(_GateCallback, tc.TrainerCallback, tc.ExportableState):
         """`transformers.Trainer` callback: τ per optimizer update, the gate log, the AutoNorm-S freeze at whole
         epochs, and resuming from a Trainer checkpoint (`GateTraining` does the work)."""
 
         def __init__(self, logger: GateLogger | dict | None = None, freezer: GateFreezer | dict | None = None,
                      tau_clock: str = "optimizer"):
-            self.gates = GateTraining(logger, freezer, tau_clock)
+            super().__init__(logger, freezer, tau_clock)
             self.restored: dict | None = None          # set by Trainer when it rebuilds the callback
-
-        @property
-        def logger(self) -> GateLogger:
-            "The gate log (`GateLogger`) this callback keeps."
-            return self.gates.logger
-
-        @property
-        def freezer(self) -> GateFreezer | None:
-            "The AutoNorm-S rule (`GateFreezer`), or None."
-            return self.gates.freezer
 
         def state(self) -> dict:
             return {"args": self.gates.config(), "attributes": {"restored": self.gates.state_dict()}}
@@ -211,24 +220,14 @@ def _lightning_callback() -> type:
     "Build `AutoNormLightningCallback` (a Lightning `Callback`) on first use."
     pl = require("lightning.pytorch", "lightning", "AutoNormLightningCallback")
 
-    class AutoNormLightningCallback(pl.Callback):
+    class AutoNormLightningCallback(_GateCallback, pl.Callback):
         """Lightning callback: τ per optimizer update, the gate log, the AutoNorm-S freeze at epoch ends, and
         resuming from a Lightning checkpoint (`GateTraining` does the work)."""
 
         def __init__(self, logger: GateLogger | dict | None = None, freezer: GateFreezer | dict | None = None,
                      tau_clock: str = "optimizer"):
-            self.gates = GateTraining(logger, freezer, tau_clock)
+            super().__init__(logger, freezer, tau_clock)
             self._last_step = -1
-
-        @property
-        def logger(self) -> GateLogger:
-            "The gate log (`GateLogger`) this callback keeps."
-            return self.gates.logger
-
-        @property
-        def freezer(self) -> GateFreezer | None:
-            "The AutoNorm-S rule (`GateFreezer`), or None."
-            return self.gates.freezer
 
         @staticmethod
         def _optimizer(trainer):
