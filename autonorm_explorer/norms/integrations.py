@@ -148,7 +148,7 @@ def require(module: str, extra: str, what: str):
         raise ImportError(f"{what} needs {module.split('.')[0]!r}, which is not installed here: "
                           f"pip install 'autonorm_explorer[{extra}]'") from e
 
-# %% ../../nbs/27_integrations.ipynb #b0555567
+# %% ../../nbs/27_integrations.ipynb #b6aa66f5
 class _GateCallback:
     "What both trainer callbacks share: the `GateTraining` they hand the work to, and its log and rule."
 
