@@ -103,4 +103,4 @@ def test_every_shipped_grid_expands_to_valid_experiments(tmp_path):
         for c in cells:
             experiment_config(c.parameters)
         sizes[name] = len(cells)
-    assert sizes["nlp-cpu"] == 3 * 5 * 5 and sizes["vision-cpu"] == 2 * 5 * 5 and sizes["paper"] == 315
+    assert sizes["nlp-cpu"] == 2 * 5 * 5 and sizes["vision-cpu"] == 2 * 5 * 5 and sizes["paper"] == 315
