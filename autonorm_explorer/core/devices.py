@@ -9,7 +9,8 @@ A size that cannot fit fails before it reaches the allocator and says how much i
 
 # %% ../../nbs/02_devices.ipynb #53be7412
 from __future__ import annotations
-import os
+import os, platform, socket, subprocess
+from pathlib import Path
 from contextlib import contextmanager
 
 import torch
@@ -18,7 +19,7 @@ from .validation import check_int
 
 # %% auto #0
 __all__ = ['MEMORY_LIMIT_BYTES', 'format_bytes', 'check_memory', 'host_memory_bytes', 'resolve_device', 'device_memory_bytes',
-           'torch_threads']
+           'torch_threads', 'machine', 'git_commit']
 
 # %% ../../nbs/02_devices.ipynb #0edecf71
 MEMORY_LIMIT_BYTES = 4 * 2**30            # 4 GiB: the default most one request may allocate
@@ -80,3 +81,28 @@ def torch_threads(n: int | None):
     torch.set_num_threads(n)
     try: yield
     finally: torch.set_num_threads(prev)
+
+# %% ../../nbs/02_devices.ipynb #502fd0ae
+def machine() -> dict:
+    "Where a measurement ran: host, CPU model, cores usable, load average, Python, platform, torch, GPU."
+    info = Path("/proc/cpuinfo")
+    names = [l.split(":", 1)[1].strip() for l in info.read_text().splitlines()
+             if l.startswith("model name")] if info.exists() else []
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return dict(host=socket.gethostname(), cpu=(names or [platform.processor()])[0] or "unknown", cores=cores,
+                load_avg_1min=round(os.getloadavg()[0], 2), python=platform.python_version(),
+                platform=platform.platform(), torch=torch.__version__,
+                gpu=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)
+
+# %% ../../nbs/02_devices.ipynb #53137c8a
+def git_commit(root: str | Path = ".") -> str:
+    "The commit checked out in `root` (with `+dirty` when files differ from it), or 'unknown'."
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+

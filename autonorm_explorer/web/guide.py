@@ -20,11 +20,12 @@ from __future__ import annotations
 import datetime as _dt, json, os, platform, re, socket, subprocess
 from pathlib import Path
 
+from ..core.devices import git_commit, machine     # where a measurement ran
 from ..core.files import atomic_write_json, atomic_write_text
 
 # %% auto #0
 __all__ = ['GUIDE_DIR', 'RESULTS', 'LAST_TEST', 'MEASURED', 'LINK', 'FENCE_TAG', 'guide_order', 'is_relative', 'site_markdown',
-           'machine', 'git_commit', 'write_test_times', 'measured_page', 'guide_pages', 'write_guide']
+           'write_test_times', 'measured_page', 'guide_pages', 'write_guide']
 
 # %% ../../nbs/74_guide.ipynb #7771eb9b
 GUIDE_DIR = "docs/guide"                   # the hand-written pages
@@ -62,30 +63,6 @@ def site_markdown(text: str, page_dir: str = GUIDE_DIR, repo_url: str | None = N
         kind = "tree" if not Path(rel).suffix else "blob"
         return f"[{label}]({repo_url}/{kind}/{branch}/{rel}{'#' + anchor if anchor else ''})"
     return LINK.sub(fix, text)
-
-# %% ../../nbs/74_guide.ipynb #502fd0ae
-def machine() -> dict:
-    "Where a measurement ran: host, CPU model, cores usable, load average, Python, platform."
-    info = Path("/proc/cpuinfo")
-    names = [l.split(":", 1)[1].strip() for l in info.read_text().splitlines()
-             if l.startswith("model name")] if info.exists() else []
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return dict(host=socket.gethostname(), cpu=(names or [platform.processor()])[0] or "unknown", cores=cores,
-                load_avg_1min=round(os.getloadavg()[0], 2), python=platform.python_version(),
-                platform=platform.platform())
-
-# %% ../../nbs/74_guide.ipynb #53137c8a
-def git_commit(root: str | Path = ".") -> str:
-    "The commit checked out in `root` (with `+dirty` when files differ from it), or 'unknown'."
-    try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
 
 # %% ../../nbs/74_guide.ipynb #60da903c
 def write_test_times(path: str | Path, marks: list[str], end: float, status: str = "passed",
@@ -141,6 +118,13 @@ def measured_page(root: str | Path = ".", last_test: bool = True) -> str:
             lines += [f"### {b['title']}", "", b.get("what", ""), "",
                       f"`{b['command']}`: {b['seconds']:.0f} s{failed}{when}.", ""]
             lines += _fence(b.get("output", "") or "(no output)") + [""]
+    published = root / "results"
+    if (published / "README.md").is_file():       # the committed runs the course quotes (experiments.results)
+        from autonorm_explorer.experiments.results import results_markdown
+        lines += ["## Published results", "",
+                  "The grids and studies the course, the report and the claims table quote, as committed in "
+                  "`results/` (how each was produced is given with it; these are our small CPU budgets, not the "
+                  "papers').", "", results_markdown(published), ""]
     test = root / LAST_TEST
     if last_test and test.exists():
         t = json.loads(test.read_text())
