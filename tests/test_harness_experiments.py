@@ -65,6 +65,21 @@ def test_report_notebook_on_a_tiny_sweep(tiny_sweep, tmp_path):
     assert "## Claimed vs ours" in md and "digits" in md and (tmp_path / "entropy_curves_vision.png").exists()
 
 
+def test_report_reads_a_published_copy_as_the_sweep_itself(tiny_sweep, tmp_path):
+    "The report of a published folder (what results/ holds) is the report of the sweep it was published from."
+    from autonorm_explorer.experiments.results import publish_sweep
+    out, _ = tiny_sweep
+    publish_sweep(out, tmp_path / "published", command="autonorm-sweep run tiny")
+    for name, src in (("sweep", out), ("published", tmp_path / "published")):
+        run_notebook(EXP / "report.ipynb", tmp_path / f"{name}.ipynb", {"sweep_dir": str(src), "out_dir": str(tmp_path / name)})
+    a, b = (pd.read_csv(tmp_path / n / "report_table.csv") for n in ("sweep", "published"))
+    pd.testing.assert_frame_equal(a, b)
+    text = lambda n: (tmp_path / n / "report.md").read_text().replace(str(out.resolve()), "").replace(
+        str((tmp_path / "published").resolve()), "")
+    assert text("sweep") == text("published")
+    assert "## Paired t-tests" in text("published") or "freeze rule" in text("published")
+
+
 def test_trainability_notebook_tiny(tmp_path):
     params = dict(dataset="digits", placements=["pre", "post"], betas=[1.0], depths=[2], branches=["two"], seeds=[0],
                   epochs=1, lr_configs=["post:1.0:2:two"], lr_values=[1e-3], lr_seeds=[0], n_boot=100, workers=1,

@@ -158,10 +158,11 @@ def test_shipped_files_are_links_to_their_one_source():
 
 def test_package_data_patterns_match_resources():
     "pyproject's package-data and resources.NOTEBOOK_GLOBS name the same files (the wheel test builds one)."
-    from autonorm_explorer.core.resources import NOTEBOOK_GLOBS
+    from autonorm_explorer.core.resources import NOTEBOOK_GLOBS, RESULTS_GLOBS
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     patterns = set(data["autonorm_explorer"])
-    assert patterns == {"shipped/manifest.json"} | {f"shipped/notebooks/{g}" for g in NOTEBOOK_GLOBS}
+    assert patterns == ({"shipped/manifest.json"} | {f"shipped/notebooks/{g}" for g in NOTEBOOK_GLOBS}
+                        | {f"shipped/results/{g}" for g in RESULTS_GLOBS})
 
 
 def _parameters_cells():

@@ -119,6 +119,24 @@ def test_wheel_ships_the_manifest_and_the_notebooks(installed):
     assert not any(".ipynb_checkpoints" in n or n.endswith(".notest") for n in names)
 
 
+def test_wheel_ships_the_published_results(installed):
+    "The committed results/ folder ships: a reader of the installed wheel, offline, reads the numbers the course quotes."
+    from autonorm_explorer.core.resources import RESULTS_GLOBS
+    names = set(zipfile.ZipFile(installed["wheel"]).namelist())
+    prefix = "autonorm_explorer/shipped/results/"
+    shipped = {n.removeprefix(prefix) for n in names if n.startswith(prefix)}
+    checkout = {p.relative_to(ROOT / "results").as_posix() for g in RESULTS_GLOBS for p in (ROOT / "results").glob(g)}
+    assert "README.md" in checkout and any(n.endswith("/provenance.json") for n in checkout)
+    assert shipped == checkout, shipped ^ checkout
+    code = ("from autonorm_explorer.experiments.results import published_names, load_published\n"
+            "names = published_names()\nprint(names)\n"
+            "print(sum(len(load_published(n).results) for n in names))")
+    out = run(installed, installed["py"], "-c", code).stdout.split("\n")
+    from autonorm_explorer.experiments.results import published_names, load_published
+    assert out[0] == str(published_names()), out
+    assert int(out[1]) == sum(len(load_published(n).results) for n in published_names())
+
+
 def test_imports_the_installed_wheel_not_the_checkout(installed):
     out = run(installed, installed["py"], "-c", "import autonorm_explorer as a; print(a.__file__)").stdout.strip()
     assert out.startswith(str(installed["work"] / "venv")), out

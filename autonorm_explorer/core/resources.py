@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['NOTEBOOK_GLOBS', 'shipped_path', 'shipped_notebooks', 'copy_notebooks']
+__all__ = ['NOTEBOOK_GLOBS', 'RESULTS_GLOBS', 'shipped_path', 'shipped_notebooks', 'copy_notebooks']
 
 # %% ../../nbs/04_resources.ipynb #277ebfaf
 def shipped_path(*parts: str) -> Path:
@@ -34,6 +34,7 @@ def shipped_path(*parts: str) -> Path:
 
 # %% ../../nbs/04_resources.ipynb #83986078
 NOTEBOOK_GLOBS = ("*.ipynb", "*/*.ipynb", "experiments/grids/*.toml")   # as in pyproject.toml's package-data
+RESULTS_GLOBS = ("README.md", "*/*.csv", "*/*.json")   # shipped/results: the published tables the course quotes
 
 # %% ../../nbs/04_resources.ipynb #839860s1
 def shipped_notebooks() -> list[Path]:

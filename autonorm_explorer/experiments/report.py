@@ -34,15 +34,15 @@ import pandas as pd
 
 from ..core.validation import check_choice, check_finite, check_int, check_range, check_type
 from .stats import summarize, one_sample_ttest, compare_paired
-from .sweep import sweep_dir as _sweep_folder
+from .sweep import collect, sweep_dir as _sweep_folder
 
 # %% auto #0
 __all__ = ['CLAIMS', 'CLAIM_SCALE', 'QUALITATIVE_CLAIMS', 'FAMILY', 'PAPER_BUDGETS', 'MIN_BUDGET_SHARE', 'METRIC_RANGE',
            'MIN_SEEDS_FOR_CI', 'RUN_KEYS', 'PRIMARY_METRICS', 'GATE_LOG_COLUMNS', 'metric_scale', 'task_family',
            'paper_budget_text', 'comparability', 'check_metric', 'metric_range', 'describe_runs', 'chance_level',
-           'check_frame', 'check_results', 'claims_vs_ours', 'paired_vs_baseline', 'load_gate_logs', 'entropy_curves',
-           'final_site_weights', 'depth_preference', 'crossing_epochs', 'freeze_notes', 'leftover_placeholders',
-           'freeze_rule_decisions']
+           'check_frame', 'check_results', 'claims_vs_ours', 'paired_vs_baseline', 'is_published', 'load_results',
+           'grid_record', 'load_gate_logs', 'entropy_curves', 'final_site_weights', 'depth_preference',
+           'crossing_epochs', 'freeze_notes', 'leftover_placeholders', 'freeze_rule_decisions']
 
 # %% ../../nbs/55_report.ipynb #1c74cbe3
 _COPY = "repeats an earlier draft's {0} row"
@@ -331,8 +331,30 @@ def paired_vs_baseline(results: pd.DataFrame, baseline: str = "frozen_ln", alpha
 # %% ../../nbs/55_report.ipynb #3b94eaa4
 GATE_LOG_COLUMNS = ["dataset", "method", "seed", "epoch", "site", "layer", "w_dyt", "entropy", "entropy_tau"]
 
+def is_published(folder: str | Path) -> bool:
+    "Whether `folder` is a published results folder (`autonorm-publish`): results.csv + provenance.json, no runs/."
+    f = Path(folder)
+    return (f / "provenance.json").is_file() and (f / "results.csv").is_file() and not (f / "runs").is_dir()
+
+def load_results(folder: str | Path) -> pd.DataFrame:
+    "One row per finished run: `sweep.collect` of a sweep folder, or the `results.csv` of a published one."
+    check_type("folder", folder, (str, Path), "a sweep's --out folder or a published results folder")
+    if is_published(folder):
+        return pd.read_csv(Path(folder) / "results.csv")
+    return collect(_sweep_folder(folder), write=False)
+
+def grid_record(folder: str | Path) -> dict:
+    "The resolved grid a sweep (grid.json) or a published folder (provenance.json) was run from; {} if none."
+    f = Path(folder)
+    if is_published(f):
+        return json.loads((f / "provenance.json").read_text()).get("grid", {})
+    return json.loads((f / "grid.json").read_text()) if (f / "grid.json").is_file() else {}
+
 def load_gate_logs(sweep_dir: str | Path) -> pd.DataFrame:
-    "Every finished cell's `gates.jsonl`, with its dataset, method and seed."
+    "Every finished cell's `gates.jsonl` with its dataset, method and seed (a published folder: its `gates.csv`)."
+    if is_published(sweep_dir):
+        gates = pd.read_csv(Path(sweep_dir) / "gates.csv")
+        return gates if len(gates) else pd.DataFrame(columns=GATE_LOG_COLUMNS)
     frames = []
     for d in sorted((_sweep_folder(sweep_dir) / "runs").glob("*")):
         if not (d / "DONE").exists() or not (d / "gates.jsonl").exists():
