@@ -212,6 +212,8 @@ ANSWERS = {
     "P9.2": [r"0\.45 ≥ 0\.1 at epoch 10", r"would act where the paper says it must"],
     "P9.3": [r"Frozen means the selector stops", r"π moves a\s+little"],
     "P9.4": [r"Final mean selector entropy", r"drifted\s+towards LN"],
+    "P9.5": [r"Mean over datasets of AutoNorm's final H", r"left the undecided state at very\s+different speeds"],
+    "P9.6": [r"Random selector minus AutoNorm", r"does not beat the learned gate"],
     "P10.1": [r"the linear regime, a constant ratio", r"ρ = βcα, \*\*constant\*\*", r"Pre-DyT starts above"],
     "P10.2": [r"identity to within its LayerScale", r"nothing to collapse"],
     "P10.3": [r"Spearman ρ\(w_DyT", r"gates have\s+barely left ½"],

@@ -1,0 +1,139 @@
+"""The committed results (results/): complete, step-matched, reproducible from their provenance, and the
+numbers every page quotes from them are the files' numbers.
+
+A page marks the markdown cells that quote published numbers with the tag `quotes-results` (and names the
+folders with tags `results:<folder>`); the claims table names them in `claims.MEASURED_IN`. Every decimal in those
+texts must be one of the formatted findings of those folders (`results.findings`)."""
+import json, shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from autonorm_explorer.experiments import results as R
+from autonorm_explorer.experiments.sweep import expand_grid, load_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+GRIDS = ("nlp-cpu", "vision-cpu")
+
+
+def quoting_pages():
+    "(notebook, [(folders, text)]) for every notebook under nbs/ with a quotes-results cell."
+    out = []
+    for nb in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in nb.parts:
+            continue
+        cells = R.quoting_cells(nb)
+        if cells:
+            out.append((nb, cells))
+    return out
+
+
+def test_the_shipped_results_are_the_committed_folder():
+    from autonorm_explorer.core.resources import shipped_path
+    assert shipped_path("results").resolve() == RESULTS.resolve()
+    assert set(GRIDS) <= set(R.published_names())
+
+
+@pytest.mark.parametrize("name", GRIDS)
+def test_grid_is_complete_and_is_the_shipped_grid(name):
+    pub = R.load_published(name)
+    p = pub.provenance
+    assert p["complete"] and p["cells_done"] == p["cells_total"], p
+    grid = load_grid(name)                       # the grid file as shipped now
+    cells = expand_grid(grid, "/tmp/unused")
+    assert len(pub.results) == len(cells) == len(grid.datasets) * len(grid.methods) * len(grid.seeds)
+    want = {(c.dataset, c.method, c.seed) for c in cells}
+    assert set(zip(pub.results.dataset, pub.results.method, pub.results.seed)) == want
+    assert p["grid"]["parameters"] == grid.parameters, "the shipped grid changed since these results were made"
+    assert p["grid"]["dataset_parameters"] == grid.dataset_parameters
+    assert p["commit"] and p["command"].startswith("autonorm-sweep run " + name)
+
+
+def test_text_and_vision_are_step_matched():
+    "Every run of both grids: 800 training examples, 10 epochs, batch 64, so 130 steps (and one freeze step)."
+    frames = [R.load_published(n).results for n in GRIDS]
+    res = pd.concat(frames, ignore_index=True)
+    steps = np.ceil(res.train_size / 64) * res.epochs_run
+    assert set(res.train_size) == {800} and set(res.epochs_run) == {10}, res.groupby("dataset")[
+        ["train_size", "epochs_run"]].first()
+    assert set(steps) == {130}
+    s = res[res.method == "autonorm_s"]
+    assert set(s.frozen_epoch.dropna()) <= {3}
+
+
+@pytest.mark.parametrize("name", GRIDS)
+def test_gate_log_matches_the_runs(name):
+    "Every gated run (learned or random selector) has a gate log of every epoch and site; FrozenLN/DyT have none."
+    pub = R.load_published(name)
+    learned = pub.results[pub.results.method.isin(["autonorm", "autonorm_s", "random"])]
+    g = pub.gates
+    per_run = g.groupby(["dataset", "method", "seed"]).agg(epochs=("epoch", "nunique"), sites=("site", "nunique"))
+    assert len(per_run) == len(learned)
+    assert set(per_run.epochs) == {10} and set(per_run.sites) == {8}      # 4 blocks × 2 norms
+    # the run's own summary (metrics.json) and the last epoch of its gate log agree
+    last = g[g.epoch == 10].groupby(["dataset", "method", "seed"]).entropy.mean()
+    mine = learned.set_index(["dataset", "method", "seed"]).gate_final_entropy
+    assert np.allclose(last.loc[mine.index], mine, atol=1e-9)
+
+
+def test_readme_is_generated_from_the_provenance():
+    "results/README.md is results_readme(): a republished folder cannot leave a stale wall time or commit."
+    assert (RESULTS / "README.md").read_text() == R.results_readme(RESULTS)
+
+
+def test_pages_quote_only_numbers_in_the_files():
+    pages = quoting_pages()
+    names = {p.name for p, _ in pages}
+    assert {"09_autonorm_s.ipynb"} <= names, names
+    for nb, cells in pages:
+        for folders, text in cells:
+            found = {k: v for f in folders for k, v in R.findings(f, RESULTS).items()}
+            bad = R.unbacked_numbers([text], found)
+            assert not bad, f"{nb.relative_to(ROOT)}: {bad} are in no finding of {folders}:\n{text}"
+            assert R.decimals(text), f"{nb.name}: a quotes-results cell that quotes no number"
+
+
+def test_claims_quote_only_numbers_in_the_files():
+    "Every claim's `measured` text names its folders in MEASURED_IN, states its budget, and quotes their numbers."
+    from autonorm_explorer.course.claims import CLAIMS, MEASURED_IN
+    with_text = {cid for cid, c in CLAIMS.items() if c.measured}
+    assert with_text and with_text == set(MEASURED_IN), with_text ^ set(MEASURED_IN)
+    for cid, folders in MEASURED_IN.items():
+        found = {k: v for f in folders for k, v in R.findings(f, RESULTS).items()}
+        text = CLAIMS[cid].measured
+        assert all(f in text for f in folders), f"{cid}: its measured text does not name {folders}"
+        assert "seeds" in text or "networks" in text, f"{cid}: the budget is not stated"
+        assert R.decimals(text), f"{cid}'s measured text quotes no number"
+        assert not R.unbacked_numbers([text], found), (cid, R.unbacked_numbers([text], found), text)
+
+
+def test_a_changed_file_is_caught(tmp_path):
+    "Negative control: change one run's accuracy in a copy of the results; the pages' quotes no longer match."
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    res = pd.read_csv(copy / "vision-cpu" / "results.csv")
+    row = (res.dataset == "fashion_mnist") & (res.method == "frozen_ln") & (res.seed == 0)
+    res.loc[row, "test_accuracy"] += 0.05
+    res.to_csv(copy / "vision-cpu" / "results.csv", index=False)
+    before, after = R.findings("vision-cpu", RESULTS), R.findings("vision-cpu", copy)
+    changed = [k for k in before if before[k] != after[k]]
+    assert "vision-cpu/fashion_mnist/frozen_ln/metric" in changed
+    stale = []
+    for _, cells in quoting_pages():
+        for folders, text in cells:
+            if "vision-cpu" in folders:
+                found = {k: v for f in folders for k, v in R.findings(f, copy).items()}
+                stale += R.unbacked_numbers([text], found)
+    assert stale, "no quoted vision number depends on FrozenLN's Fashion-MNIST accuracy"
+
+
+def test_the_site_page_shows_the_committed_numbers():
+    "The site's measurements page prints every grid's method table from the same files."
+    from autonorm_explorer.web.guide import measured_page
+    page = measured_page(ROOT, last_test=False)
+    for name in GRIDS:
+        metrics = {k: v for k, v in R.findings(name, RESULTS).items() if k.endswith("/metric")}
+        assert metrics and all(v in page for v in metrics.values()), name
