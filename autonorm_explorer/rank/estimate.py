@@ -89,13 +89,19 @@ def _radau(alpha: np.ndarray, beta: np.ndarray, beta_next: np.ndarray) -> np.nda
     delta = np.linalg.solve(_tridiagonal(alpha, beta) + 1e-300 * np.eye(m), rhs[..., None])[..., 0]
     return _tridiagonal(np.concatenate([alpha, delta[:, -1:]], 1), np.concatenate([beta, beta_next[:, None]], 1))
 
+# %% ../../nbs/15_erank_estimate.ipynb #d469368f
+def _erank_gap(dS: np.ndarray, dT: np.ndarray, S: np.ndarray, T: np.ndarray) -> np.ndarray:
+    "The erank's relative change from changes (dS, dT) of (S, T), bounded term by term: |dS|/S + |dT − dS·T/S|/S."
+    return np.abs(dS) / S + np.abs(dT - dS * T / S) / S                 # invariant under J → cJ, as the erank is
+
 # %% ../../nbs/15_erank_estimate.ipynb #fc761f30
 def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch.Tensor, *, max_steps: int = 80,
                    step_rtol: float = 2e-3) -> dict[str, np.ndarray]:
     """Per probe v (a row of `probes` [P, n]): Lanczos on A from v/‖v‖ with full reorthogonalization. After each
     step the probe's erank S·exp(−T/S) is computed twice, by the Gauss rule and by the Gauss–Radau rule with a node
     at 0; for √θ the two bracket the true quadratic form from either side, so the probe stops when they agree to
-    `step_rtol` (then (S, T) is their midpoint), or when its Krylov space is exhausted (the Gauss rule is exact).
+    `step_rtol` (then (S, T) is their midpoint; `_erank_gap` turns the gaps in S and T into one in the erank), or
+    when its Krylov space is exhausted (the Gauss rule is exact).
     `matvec` maps [P', n] → [P', n] (A applied to each row)."""
     P, n = probes.shape
     cap = min(max_steps, n)
@@ -119,8 +125,7 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
         Sr, Tr, _ = quadrature_traces(_radau(al, be, b), n)               # Gauss–Radau, node at 0
         exhausted = (b <= 1e-12 * np.abs(al).max(1).clip(1e-300)) | (j + 1 == n)
         Sm, Tm = np.where(exhausted, Sg, (Sg + Sr) / 2), np.where(exhausted, Tg, (Tg + Tr) / 2)
-        Sp = np.maximum(Sm, 1e-300)                                       # erank's relative error from the gaps:
-        gap = np.abs(Sg - Sr) / Sp * (1 + np.abs(Tm) / Sp) + np.abs(Tg - Tr) / Sp   # δS/S·(1 + |T|/S) + δT/S
+        gap = _erank_gap(Sg - Sr, Tg - Tr, np.maximum(Sm, 1e-300), Tm)    # the rules' gap, in the erank
         gap = np.where(exhausted, 0.0, gap)
         for key, val in (("trace_sqrt", Sm), ("trace_sqrt_log", Tm), ("frobenius_sq", Fg), ("gap", gap)):
             out[key][active] = val
