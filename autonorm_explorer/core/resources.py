@@ -34,7 +34,7 @@ def shipped_path(*parts: str) -> Path:
 
 # %% ../../nbs/04_resources.ipynb #83986078
 NOTEBOOK_GLOBS = ("*.ipynb", "*/*.ipynb", "experiments/grids/*.toml")   # as in pyproject.toml's package-data
-RESULTS_GLOBS = ("README.md", "*/*.csv", "*/*.json")   # shipped/results: the published tables the course quotes
+RESULTS_GLOBS = ("README.md", "*/*.csv", "*/*.json", "*/*.jsonl")   # shipped/results: the published runs
 
 # %% ../../nbs/04_resources.ipynb #839860s1
 def shipped_notebooks() -> list[Path]:

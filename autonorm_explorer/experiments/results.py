@@ -426,7 +426,9 @@ def publish_parser() -> argparse.ArgumentParser:
 
 def _publish(a: argparse.Namespace) -> int:
     "Publish `a.out` into `a.dest`; print what was published."
-    trainability = (Path(a.out) / "trainability.csv").is_file() and not (Path(a.out) / "runs").is_dir()
+    src = Path(a.out)                                  # a study writes results.jsonl, then trainability.csv
+    trainability = (any((src / f).is_file() for f in ("trainability.csv", "results.jsonl"))
+                    and not (src / "runs").is_dir())
     command = a.command or (f"(not recorded) papermill trainability_vs_rank.ipynb -p out_dir {a.out}" if trainability
                             else f"(not recorded) autonorm-sweep run ... --out {a.out}")
     publish = publish_trainability if trainability else publish_sweep
