@@ -97,7 +97,9 @@ def publish_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, *, command:
     return prov
 
 # %% ../../nbs/57_results.ipynb #e2080b9d
-TRAINABILITY_FILES = ("trainability.csv", "trainability_by_config.csv", "lr_sensitivity.csv", "metrics.json")
+# the tables and the verdict, and the log: copied back into an out_dir, a rerun rebuilds them without training
+TRAINABILITY_FILES = ("trainability.csv", "trainability_by_config.csv", "lr_sensitivity.csv", "metrics.json",
+                      "results.jsonl")
 
 def publish_trainability(run: str | os.PathLike, dest: str | os.PathLike, *, command: str,
                          commit: str | None = None, force: bool = False) -> dict:
@@ -124,6 +126,8 @@ def publish_trainability(run: str | os.PathLike, dest: str | os.PathLike, *, com
     for f in TRAINABILITY_FILES:
         if (src / f).is_file():
             atomic_write_text(out / f, (src / f).read_text())
+        elif (out / f).is_file():                   # an earlier publication's file (the folder is ours): not this run's
+            (out / f).unlink()
     table = pd.read_csv(src / "trainability.csv")
     seconds = float(table.seconds.sum()) if "seconds" in table else None
     prov = dict(kind="trainability", name=out.name, command=command, commit=commit or package_commit(),
@@ -242,6 +246,10 @@ def findings(name: str | os.PathLike, root: str | os.PathLike | None = None, eps
                     f"{key}/gap_ci": _interval(*(100 * np.array(m["accuracy_gap_ci"])))})
         for regime, s in acc:
             out[f"{key}/{regime}/networks"] = str(int(s.count()))
+            one = res[res.regime == regime]                       # does rank order accuracy within a regime?
+            if one.init_jacobian_erank.nunique() > 1:
+                rho = one.init_jacobian_erank.corr(one.final_test_accuracy, method="spearman")
+                out[f"{key}/{regime}/spearman"] = f"{rho:.2f}"
             out[f"{key}/{regime}/accuracy"] = _pct(100 * s.mean())
             out[f"{key}/{regime}/accuracy_range"] = _interval(100 * s.min(), 100 * s.max())
         for r in pub.tables.get("trainability_by_config", pd.DataFrame()).itertuples():   # one network shape
@@ -361,7 +369,8 @@ def readme_section(pub: Published) -> str:
                   f"- worker time: {_minutes(p.get('worker_s'))} (summed over networks)",
                   f"- verdict: {t.get('verdict')}", "",
                   "Files: `trainability.csv` (one row per network), `trainability_by_config.csv`, "
-                  "`lr_sensitivity.csv`, `metrics.json` (the verdict's numbers).", ""]
+                  "`lr_sensitivity.csv`, `metrics.json` (the verdict's numbers), `results.jsonl` (the study's log: in "
+                  "an `out_dir`, a rerun rebuilds every table from it without training).", ""]
         return "\n".join(lines)
     g, res = p.get("grid", {}), pub.results
     done = f"{p['cells_done']} of {p['cells_total']} cells" + ("" if p.get("complete") else " (**incomplete**)")
@@ -410,7 +419,37 @@ def results_markdown(root: str | os.PathLike | None = None) -> str:
                               "deep_minus_shallow"]].round(3)
                 out += ["Gates (last epoch, mean over seeds): H(π) in nats, w_DyT, seeds whose site-mean H(π) fell "
                         "below ε_H, deep-minus-shallow w_DyT.", "", _md_table(show), ""]
+        if pub.provenance.get("kind") == "trainability":
+            out += ["", _trainability_markdown(pub, f), ""]
     return "\n".join(out)
+
+def _trainability_markdown(pub: Published, f: dict[str, str]) -> str:
+    "A trainability study's tables: the two regimes, the statistics, every configuration, the learning-rate sweep."
+    name = pub.path.name
+    regimes = [{"regime": rg, "networks": f[f"{name}/{rg}/networks"],
+                "mean test accuracy %": f[f"{name}/{rg}/accuracy"], "range %": f[f"{name}/{rg}/accuracy_range"]}
+               for rg in ("plateau", "collapsed") if f"{name}/{rg}/networks" in f]
+    stats = (f"Spearman ρ between initial erank/d (real inputs) and test accuracy: {f[f'{name}/spearman']} "
+             f"{f[f'{name}/spearman_ci']} (with the synthetic-input rank: {f[f'{name}/spearman_synthetic']}); "
+             f"plateau minus collapsed mean accuracy: {f[f'{name}/gap']} points {f[f'{name}/gap_ci']} (95% intervals, "
+             "bootstrap over configurations).")
+    cfg = pub.tables.get("trainability_by_config", pd.DataFrame(columns=["placement", "beta", "depth", "branch"]))
+    shape = lambda r: f"{r.placement}:{r.beta:g}:{r.depth}:{r.branch}"          # a configuration's findings key
+    rows = [{"placement": r.placement, "β": f"{r.beta:g}", "depth": r.depth, "branch": r.branch,
+             "init erank/d (real)": f[f"{name}/config/{shape(r)}/erank"],
+             "(synthetic)": f[f"{name}/config/{shape(r)}/erank_synthetic"],
+             "test accuracy %": f[f"{name}/config/{shape(r)}/accuracy"], "seeds": r.seeds}
+            for r in cfg.sort_values(["placement", "beta", "depth", "branch"]).itertuples()]
+    parts = [_md_table(pd.DataFrame(regimes)), "", stats]
+    if rows: parts += ["", "Every configuration (mean over seeds):", "", _md_table(pd.DataFrame(rows))]
+    lr = pub.tables.get("lr_sensitivity", pd.DataFrame())
+    if len(lr):
+        lrows = [{"configuration": shape(r), "lr": f"{r.lr:g}",
+                  "mean test accuracy %": f[f"{name}/lr/{shape(r)}:{r.lr:g}/accuracy"],
+                  "lowest seed %": f[f"{name}/lr/{shape(r)}:{r.lr:g}/accuracy_min"], "seeds": r.seeds}
+                 for r in lr.itertuples()]
+        parts += ["", "The learning-rate sweep:", "", _md_table(pd.DataFrame(lrows))]
+    return "\n".join(parts)
 
 # %% ../../nbs/57_results.ipynb #86386df9
 def publish_parser() -> argparse.ArgumentParser:
