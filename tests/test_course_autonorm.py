@@ -5,6 +5,7 @@ second edition's frame (predictions before the text that answers them, numbered 
 questions, a collapsed Checks section, references last); and `progress()` counts what a learner did.
 tests/test_course.py checks the frame every lesson shares; tests/test_course_sources.py the sources."""
 import contextlib, io, json, math, os, re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,9 +87,20 @@ EXERCISES = {
     "L10.4": (lambda: brentq(lambda v: (4 * 0.8 / 3) / math.sqrt(2 * math.pi * v) - 1 / v, 0.5, 100),
               {(3 * math.sqrt(2 * math.pi) / 2) ** 2: "α = 0.5", 3 * math.sqrt(2 * math.pi) / 3.2: "√v"}, "5.5"),
 }
+def _study_accuracy(regime: str) -> float:
+    "Mean test accuracy (%) of one regime of the committed study's grid, read from its CSV with pandas."
+    import pandas as pd
+    t = pd.read_csv(Path(__file__).resolve().parents[1] / "results" / "trainability" / "trainability.csv")
+    g = t[t.sweep == "grid"]
+    return 100 * g[g.init_jacobian_erank < 0.1 if regime == "collapsed" else g.init_jacobian_erank >= 0.1
+                   ].final_test_accuracy.mean()
+
+
 # id -> (right answer, a wrong answer whose hint must not give the right one away, a malformed answer)
 RECAP = {
-    "L6.Q1": ("input-output Jacobian", "weight", 3), "L6.Q2": (0.1, 0.5, "0.1"), "L6.Q3": (41, 74, "41"),
+    "L6.Q1": ("input-output Jacobian", "weight", 3), "L6.Q2": (0.1, 0.5, "0.1"),
+    "L6.Q3": (lambda: round(_study_accuracy("plateau") - _study_accuracy("collapsed")),
+              lambda: round(_study_accuracy("plateau")), "41"),
     "L6.Q4": ("parameter coordinates", "singular", None), "L6.Q5": ("the skip", "branch", 1),
     "L6.Q6": (12, 6, 12.5),
     "L7.Q1": (-1 / 2, 0.0, "-0.5"), "L7.Q2": (0.5, 1.0, "a half"), "L7.Q3": (math.sqrt(16), math.sqrt(17), None),
@@ -142,7 +154,7 @@ def test_exercise_right_slips_and_malformed(ex_id):
 
 @pytest.mark.parametrize("ex_id", sorted(RECAP, key=lambda i: (lesson_of(i), i)))
 def test_recap_right_wrong_and_malformed(ex_id):
-    right, wrong, malformed = RECAP[ex_id]
+    right, wrong, malformed = (_value(x) for x in RECAP[ex_id])
     assert _graded(ex_id, right)[0], ex_id
     ok, out = _graded(ex_id, wrong)
     assert not ok and out.startswith("✗ not yet: "), (ex_id, out)
@@ -200,8 +212,8 @@ def test_predictions_exercises_and_recaps_are_numbered_in_order(lesson):
 # learner commits to a guess (the "You will learn" list included); one must follow it.
 ANSWERS = {
     "P6.1": [r"diagonal in the\s+parameter coordinates", r"\(cos θ − sin θ\)/\(cos θ \+ sin θ\)"],
-    "P6.2": [r"32\.7 %", r"41 points", r"collapsed_accuracy"],
-    "P6.3": [r"not a graded predictor", r"\*\*partly supported\*\*"],
+    "P6.2": [r"collapsed networks average", r"36\.3 %"],
+    "P6.3": [r"the correlation is the cliff", r"rank orders\s+nothing"],
     "P7.1": [r"√\(d − 1\)", r"bounded channel by channel"],
     "P7.2": [r"absorbs the shift", r"a constant shift of every channel changes"],
     "P7.3": [r"passes through W2 = 0", r"W2 moves first"],

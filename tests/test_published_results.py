@@ -87,7 +87,7 @@ def test_readme_is_generated_from_the_provenance():
 def test_pages_quote_only_numbers_in_the_files():
     pages = quoting_pages()
     names = {p.name for p, _ in pages}
-    assert {"09_autonorm_s.ipynb"} <= names, names
+    assert {"06_trainability.ipynb", "09_autonorm_s.ipynb", "trainability_vs_rank.ipynb"} <= names, names
     for nb, cells in pages:
         for folders, text in cells:
             found = {k: v for f in folders for k, v in R.findings(f, RESULTS).items()}
@@ -137,3 +137,76 @@ def test_the_site_page_shows_the_committed_numbers():
     for name in GRIDS:
         metrics = {k: v for k, v in R.findings(name, RESULTS).items() if k.endswith("/metric")}
         assert metrics and all(v in page for v in metrics.values()), name
+    study = R.findings("trainability", RESULTS)                     # the study: its statistics and every shape
+    shown = [k for k in study if k.endswith(("/spearman_ci", "/gap_ci", "/erank", "/accuracy"))]
+    assert len(shown) > 36 and all(study[k] in page for k in shown), [k for k in shown if study[k] not in page]
+
+
+# ---------------------------------------------------------------- the trainability study
+
+STUDY = ROOT / "nbs" / "experiments" / "trainability_vs_rank.ipynb"
+
+
+def _defaults() -> dict:
+    "The study notebook's parameters at their defaults, as Python values."
+    import ast
+    from autonorm_explorer.core.notebooks import notebook_parameters
+    return {k: ast.literal_eval(v["default"]) for k, v in notebook_parameters(STUDY).items()}
+
+
+def test_trainability_is_complete_at_the_notebooks_full_defaults():
+    "Every network the notebook's defaults ask for (grid and learning-rate sweep) is in the file, and no other."
+    import itertools
+    d, pub = _defaults(), R.load_published("trainability")
+    assert pub.provenance["kind"] == "trainability", pub.provenance["kind"]
+    m = pub.tables["metrics"]
+    assert (m["dataset"], m["width"], m["epochs"], m["depths"], m["seeds"]) == (
+        d["dataset"], d["width"], d["epochs"], d["depths"], d["seeds"]), m
+    assert m["train_size"] == d["train_subset"]
+    want = {(p, float(b), L, br, s, float(d["lr"]), "grid")
+            for p, b, L, br, s in itertools.product(d["placements"], d["betas"], d["depths"], d["branches"],
+                                                    d["seeds"])}
+    for c in d["lr_configs"]:
+        p, b, L, br = c.split(":")
+        want |= {(p, float(b), int(L), br, s, float(v), "lr") for v in d["lr_values"] for s in d["lr_seeds"]}
+    res = pub.results
+    have = list(zip(res.placement, res.beta.astype(float), res.depth, res.branch, res.seed, res.lr.astype(float),
+                    res.sweep))
+    assert len(have) == len(set(have)) and set(have) == want, (len(have), len(want))
+    assert pub.provenance["networks"] == len(want) == 132
+
+
+def test_trainability_statistics_are_the_files_own():
+    "Oracles: scipy's Spearman ρ, pandas' means and the collapse threshold, recomputed from trainability.csv."
+    from scipy import stats
+    pub = R.load_published("trainability")
+    m, res, d = pub.tables["metrics"], pub.results, _defaults()
+    grid = res[res.sweep == "grid"]
+    assert len(grid) == m["n_networks"]
+    regime = np.where(res.init_jacobian_erank < d["collapse_threshold"], "collapsed", "plateau")
+    assert (regime == res.regime).all()
+    rho = stats.spearmanr(grid.init_jacobian_erank, grid.final_test_accuracy).statistic
+    assert abs(rho - m["spearman"]) < 1e-12 and m["spearman_ci"][0] <= rho <= m["spearman_ci"][1]
+    acc = grid.groupby("regime").final_test_accuracy.mean()
+    assert abs((acc["plateau"] - acc["collapsed"]) - m["accuracy_gap"]) < 1e-12
+    assert m["regime_counts"] == grid.regime.value_counts().to_dict()
+    by = pub.tables["trainability_by_config"].set_index(["placement", "beta", "depth", "branch"])
+    mine = grid.groupby(["placement", "beta", "depth", "branch"]).final_test_accuracy.mean()
+    assert np.allclose(by.test_accuracy.loc[mine.index], mine, atol=1e-12) and (by.seeds == 3).all()
+
+
+def test_a_changed_trainability_file_is_caught(tmp_path):
+    "Negative control: one collapsed network's accuracy changed in a copy; lesson 6's quotes no longer match."
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    t = pd.read_csv(copy / "trainability" / "trainability.csv")
+    row = t.index[(t.sweep == "grid") & (t.regime == "collapsed")][0]
+    t.loc[row, "final_test_accuracy"] += 0.3
+    t.to_csv(copy / "trainability" / "trainability.csv", index=False)
+    stale = []
+    for nb, cells in quoting_pages():
+        for folders, text in cells:
+            if "trainability" in folders:
+                found = {k: v for f in folders for k, v in R.findings(f, copy).items()}
+                stale += R.unbacked_numbers([text], found)
+    assert stale, "no quoted trainability number depends on the collapsed networks' accuracy"
