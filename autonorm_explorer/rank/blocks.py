@@ -365,7 +365,7 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths
         est = estimate_erank(matvec, K, **estimate_kw)
         rows.append(dict(jacobian_erank=est.erank / K, jacobian_erank_ci=est.half_width / K,
                          jacobian_log_norm=0.5 * math.log(est.frobenius_sq), jacobian_probes=est.probes,
-                         jacobian_steps=est.steps, jacobian_converged=est.converged))
+                         jacobian_steps=est.steps, jacobian_converged=est.converged, jacobian_reached=est.reached))
     return rows
 
 # %% ../../nbs/26_block_rank.ipynb #0ccfea28
@@ -519,20 +519,24 @@ def _check_stream(h0: torch.Tensor) -> None:
 
 # %% ../../nbs/26_block_rank.ipynb #86ee69d7
 @checked(ranges=dict(rtol=(0.0, 0.5, "low_open"), jacobian_samples=(1, None), chunk_size=(1, None),
-                     min_probes=(2, None), max_steps=(2, None), seed=(0, 2**63 - 1)))
+                     min_probes=(2, None), max_probes=(2, None), max_steps=(2, None), seed=(0, 2**63 - 1)))
 def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[nn.Module] | None = None,
                        jacobian: bool = True, method: Literal["auto", "exact", "estimate"] = "auto",
                        rtol: float = 0.02, jacobian_samples: int | None = None, representation: bool = True,
                        centered: bool = True, per_token: bool = True, chunk_size: int | None = None,
-                       depths: Sequence[int] | None = None, min_probes: int = 8, max_steps: int = 80,
-                       seed: int = 0) -> pd.DataFrame:
+                       depths: Sequence[int] | None = None, min_probes: int = 8, max_probes: int = 4096,
+                       max_steps: int = 80, seed: int = 0) -> pd.DataFrame:
     """Jacobian and representation eranks, branch-to-skip ratios and stream norm at depths 0..L of a residual model.
     `method`: 'exact' (every Jacobian column), 'estimate' (stochastic Lanczos quadrature to `rtol`, with a 95%
     interval in `jacobian_erank_ci`), 'auto' (exact while tokens × width <= EXACT_MAX_DIM). `depths`: the depths
     whose Jacobian erank is computed (default all; the others are NaN; the estimate's cost grows with the depth).
-    `min_probes` (probes added at a time) and `max_steps` (Lanczos steps per probe) go to `estimate_erank`."""
+    `min_probes` (the first round of probes), `max_probes` (the most probes per depth) and `max_steps` (Lanczos
+    steps per probe) go to `estimate_erank`; a depth that needs more probes than `max_probes` to reach `rtol` is
+    named in a warning, with its interval."""
     _check_profile_args(model, inputs, chunk_size, jacobian=jacobian, representation=representation,
                         centered=centered, per_token=per_token)
+    if max_probes < min_probes:
+        raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
     chosen = residual_blocks(model, blocks)
     wanted = _jacobian_depths(depths, len(chosen))                        # refused before the model is copied
     m = _as_float64(model)
@@ -547,8 +551,7 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
         k = B if jacobian_samples is None else check_int("jacobian_samples", jacobian_samples, 1, B)
         n_max = int(mask.sum(1).max())
         how = _jacobian_method(method, n_max * d, n_max, d, h0.device) if jacobian else "none"
-        estimate_kw = dict(rtol=rtol, seed=seed, min_probes=min_probes, max_probes=max(64, min_probes),
-                           max_steps=max_steps)
+        estimate_kw = dict(rtol=rtol, seed=seed, min_probes=min_probes, max_probes=max_probes, max_steps=max_steps)
         rows, stacks = [], []
         for b in range(B):                                                # samples are independent in eval mode
             Hs, r = _sample_profile(blocks, [c.sample(b, B) for c in calls], h0[b:b + 1], mask[b],
@@ -564,6 +567,13 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
             warnings.warn(f"block_rank_profile: some Lanczos quadratures did not settle within max_steps="
                           f"{max_steps}; their intervals are wider than rtol={rtol} (they keep the remaining "
                           "Gauss/Gauss-Radau bracket); pass a larger max_steps to narrow them", stacklevel=2)
+        short = sorted({l for rs in rows for l, r in enumerate(rs) if not r.get("jacobian_reached", True)})
+        if short:
+            widest = max(r["jacobian_erank_ci"] / r["jacobian_erank"] for rs in rows for r in rs
+                         if not r.get("jacobian_reached", True))
+            warnings.warn(f"block_rank_profile: at depths {short} the 95% interval is wider than rtol={rtol} (up to "
+                          f"{widest:.3f} of the estimate) after max_probes={max_probes} probes; pass a larger "
+                          "max_probes to narrow it (the spread falls as 1/sqrt(probes))", stacklevel=2)
     df.attrs.update(model=type(model).__name__, blocks=path, n_samples=B, jacobian_samples=k if jacobian else 0,
                     method=how, tokens=int(mask.sum(1).float().mean()), width=d, dropped_state=seen["dropped_state"])
     return df

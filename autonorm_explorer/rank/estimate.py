@@ -47,7 +47,8 @@ from scipy import stats
 from ..core.validation import checked
 
 # %% auto #0
-__all__ = ['erank_from_traces', 'rademacher_probes', 'quadrature_traces', 'lanczos_traces', 'ErankEstimate', 'estimate_erank']
+__all__ = ['PROBE_BYTES_LIMIT', 'erank_from_traces', 'rademacher_probes', 'quadrature_traces', 'lanczos_traces', 'ErankEstimate',
+           'estimate_erank']
 
 # %% ../../nbs/15_erank_estimate.ipynb #0edb58eb
 def erank_from_traces(trace_sqrt: float, trace_sqrt_log: float) -> float:
@@ -148,13 +149,15 @@ class ErankEstimate:
     probes: int
     steps: int               # the most Lanczos steps a probe took
     converged: bool          # every probe's quadrature settled before max_steps
+    reached: bool            # half_width <= rtol × erank: the requested accuracy was met before max_probes
     trace_sqrt: float        # S̄ ≈ tr A^½ = Σσ
     trace_sqrt_log: float    # T̄ ≈ Σσ log σ
     frobenius_sq: float      # F̄ ≈ tr A = ‖J‖_F²
 
     def __repr__(self):
         return (f"ErankEstimate(erank/n={self.erank / self.n:.4f} ± {self.half_width / self.n:.4f}, n={self.n}, "
-                f"probes={self.probes}, steps={self.steps}{'' if self.converged else ', NOT converged'})")
+                f"probes={self.probes}, steps={self.steps}{'' if self.converged else ', NOT converged'}"
+                f"{'' if self.reached else ', rtol NOT reached'})")
 
 # %% ../../nbs/15_erank_estimate.ipynb #991d33a8
 def _interval(S: np.ndarray, T: np.ndarray, gap: np.ndarray) -> tuple[float, float, float]:
@@ -170,25 +173,38 @@ def _interval(S: np.ndarray, T: np.ndarray, gap: np.ndarray) -> tuple[float, flo
     return g, spread + 0.5 * g * float(gap.mean()), spread
 
 # %% ../../nbs/15_erank_estimate.ipynb #be823f3a
+PROBE_BYTES_LIMIT = 2**30     # one round's Lanczos vectors (probes × (steps + 1) × n float64) stay within 1 GiB
+
+def _next_round(P: int, spread: float, target: float, min_probes: int, max_probes: int, n: int, steps: int) -> int:
+    """Probes to add after P: enough for the spread (∝ 1/√P) to reach `target`, with a 10% margin, at least
+    `min_probes`, at most P (the total at most doubles: the spread itself is estimated from P probes), within
+    `max_probes` and within PROBE_BYTES_LIMIT of Lanczos vectors."""
+    wanted = math.ceil(1.1 * P * (spread / target) ** 2) - P
+    fits = max(min_probes, PROBE_BYTES_LIMIT // (8 * (min(steps, n) + 1) * n))
+    return int(min(max(wanted, min_probes), P, max_probes - P, fits))
+
 @checked(ranges=dict(n=(1, None), rtol=(0.0, 1.0, "low_open"), min_probes=(2, None), max_probes=(2, None),
                      max_steps=(2, None), seed=(0, 2**63 - 1)))
 def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rtol: float = 0.02,
-                   min_probes: int = 8, max_probes: int = 64, max_steps: int = 80, seed: int = 0) -> ErankEstimate:
-    """erank of J from products with A = JᵀJ only: probes are added `min_probes` at a time until the 95% interval's
-    half-width is at most `rtol` × the estimate (or `max_probes` is reached); each probe's Lanczos runs until its
-    Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use half of the
-    error budget, the probes' spread the other half). (*) More probes narrow only the spread: once it is within its
-    half, a wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
+                   min_probes: int = 8, max_probes: int = 4096, max_steps: int = 80, seed: int = 0) -> ErankEstimate:
+    """erank of J from products with A = JᵀJ only, to a 95% interval of half-width `rtol` × the estimate: a first
+    round of `min_probes` probes, then rounds sized by `_next_round` from the spread seen so far, until the
+    interval is that narrow (or `max_probes` is reached: `reached` is then False). Each probe's Lanczos runs
+    until its Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use
+    half of the error budget, the probes' spread the rest). (*) More probes narrow only the spread: once it is
+    within its half, a wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
     if max_probes < min_probes:
         raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
     gen = torch.Generator().manual_seed(seed)
-    runs = []
+    runs, count = [], min_probes
     while True:
-        runs.append(lanczos_traces(matvec, rademacher_probes(n, min_probes, gen), max_steps=max_steps,
-                                   step_rtol=rtol))
+        runs.append(lanczos_traces(matvec, rademacher_probes(n, count, gen), max_steps=max_steps, step_rtol=rtol))
         cat = {k: np.concatenate([r[k] for r in runs]) for k in runs[0]}
         g, hw, spread = _interval(cat["trace_sqrt"], cat["trace_sqrt_log"], cat["gap"])
-        if hw <= rtol * g or spread <= rtol * g / 2 or len(cat["steps"]) >= max_probes: break   # (*)
-    return ErankEstimate(g, hw, n, len(cat["steps"]), int(cat["steps"].max()), bool(cat["converged"].all()),
+        P = len(cat["steps"])
+        if hw <= rtol * g or spread <= rtol * g / 2 or P >= max_probes: break   # (*)
+        target = max(rtol * g - (hw - spread), rtol * g / 2)              # what the quadrature leaves to the spread
+        count = _next_round(P, spread, target, min_probes, max_probes, n, max_steps)
+    return ErankEstimate(g, hw, n, P, int(cat["steps"].max()), bool(cat["converged"].all()), bool(hw <= rtol * g),
                          float(cat["trace_sqrt"].mean()), float(cat["trace_sqrt_log"].mean()),
                          float(cat["frobenius_sq"].mean()))
