@@ -53,7 +53,7 @@ from ..norms.layers import DyT
 from ..norms.autonorm import GatedSite
 from .spectra import erank_from_svals
 from .propagation import representation_svals
-from .estimate import estimate_erank
+from .estimate import check_probe_budget, estimate_erank
 
 # %% auto #0
 __all__ = ['BLOCK_PROFILE_COLUMNS', 'EXACT_MAX_DIM', 'residual_blocks', 'BlockCall', 'capture_calls', 'stream_input',
@@ -535,8 +535,7 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
     named in a warning, with its interval."""
     _check_profile_args(model, inputs, chunk_size, jacobian=jacobian, representation=representation,
                         centered=centered, per_token=per_token)
-    if max_probes < min_probes:
-        raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
+    check_probe_budget(min_probes, max_probes)
     chosen = residual_blocks(model, blocks)
     wanted = _jacobian_depths(depths, len(chosen))                        # refused before the model is copied
     m = _as_float64(model)
@@ -567,13 +566,13 @@ def block_rank_profile(model: nn.Module, inputs: Any, *, blocks: str | Sequence[
             warnings.warn(f"block_rank_profile: some Lanczos quadratures did not settle within max_steps="
                           f"{max_steps}; their intervals are wider than rtol={rtol} (they keep the remaining "
                           "Gauss/Gauss-Radau bracket); pass a larger max_steps to narrow them", stacklevel=2)
-        short = sorted({l for rs in rows for l, r in enumerate(rs) if not r.get("jacobian_reached", True)})
+        short = [(l, r) for rs in rows for l, r in enumerate(rs) if not r.get("jacobian_reached", True)]
         if short:
-            widest = max(r["jacobian_erank_ci"] / r["jacobian_erank"] for rs in rows for r in rs
-                         if not r.get("jacobian_reached", True))
-            warnings.warn(f"block_rank_profile: at depths {short} the 95% interval is wider than rtol={rtol} (up to "
-                          f"{widest:.3f} of the estimate) after max_probes={max_probes} probes; pass a larger "
-                          "max_probes to narrow it (the spread falls as 1/sqrt(probes))", stacklevel=2)
+            widest = max(r["jacobian_erank_ci"] / r["jacobian_erank"] for _, r in short)
+            warnings.warn(f"block_rank_profile: at depths {sorted({l for l, _ in short})} the 95% interval is wider "
+                          f"than rtol={rtol} (up to {widest:.3f} of the estimate) after max_probes={max_probes} "
+                          "probes; pass a larger max_probes to narrow it (the spread falls as 1/sqrt(probes))",
+                          stacklevel=2)
     df.attrs.update(model=type(model).__name__, blocks=path, n_samples=B, jacobian_samples=k if jacobian else 0,
                     method=how, tokens=int(mask.sum(1).float().mean()), width=d, dropped_state=seen["dropped_state"])
     return df

@@ -48,7 +48,7 @@ from ..core.validation import checked
 
 # %% auto #0
 __all__ = ['PROBE_BYTES_LIMIT', 'erank_from_traces', 'rademacher_probes', 'quadrature_traces', 'lanczos_traces', 'ErankEstimate',
-           'estimate_erank']
+           'check_probe_budget', 'estimate_erank']
 
 # %% ../../nbs/15_erank_estimate.ipynb #0edb58eb
 def erank_from_traces(trace_sqrt: float, trace_sqrt_log: float) -> float:
@@ -173,6 +173,11 @@ def _interval(S: np.ndarray, T: np.ndarray, gap: np.ndarray) -> tuple[float, flo
     return g, spread + 0.5 * g * float(gap.mean()), spread
 
 # %% ../../nbs/15_erank_estimate.ipynb #be823f3a
+def check_probe_budget(min_probes: int, max_probes: int) -> None:
+    "Refuse a probe budget below its first round (`estimate_erank` and `block_rank_profile` share it)."
+    if max_probes < min_probes:
+        raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
+
 PROBE_BYTES_LIMIT = 2**30     # one round's Lanczos vectors (probes × (steps + 1) × n float64) stay within 1 GiB
 
 def _next_round(P: int, spread: float, target: float, min_probes: int, max_probes: int, n: int, steps: int) -> int:
@@ -193,8 +198,7 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
     until its Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use
     half of the error budget, the probes' spread the rest). (*) More probes narrow only the spread: once it is
     within its half, a wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
-    if max_probes < min_probes:
-        raise ValueError(f"max_probes={max_probes} is below min_probes={min_probes}; allowed: max_probes >= min_probes")
+    check_probe_budget(min_probes, max_probes)
     gen = torch.Generator().manual_seed(seed)
     runs, count = [], min_probes
     while True:
