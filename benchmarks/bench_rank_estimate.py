@@ -5,6 +5,9 @@ Prints
   1. exact against estimate at the largest size `method="auto"` still computes exactly (K = tokens × width =
      2048: a GPT-2 of width 128 on 16 tokens, 4 blocks, random init from a config), with the largest deviation
      of the estimate from the exact erank/K and whether each 95% interval covers it;
+  1b. the products themselves at real width (GPT-2 small's first 2 blocks, 128 tokens, 4 probes, 10 Lanczos
+     steps at depth 2): tangents by `tangent_map` (torch.func.linearize, forward pass once) against a `jvp` per
+     product (forward pass every time), side by side, and the largest difference of the two estimates;
   2. with --real: GPT-2 small (12 blocks, width 768), BERT-base, ViT-B/16 and GPT-2 small with DyT at every norm
      site (`gpt2-dyt`) at their real sizes (random init from their configs: nothing is downloaded; 128 tokens,
      197 for ViT), one sample, at the `--depths` asked, the estimate's wall time, its cost per depth in units of
@@ -19,6 +22,7 @@ import numpy as np
 import torch
 import transformers as hf
 
+import autonorm_explorer.rank.blocks as blocks_module
 from autonorm_explorer.rank.blocks import block_rank_profile
 from autonorm_explorer.norms.convert import autonormify
 
@@ -82,7 +86,29 @@ def main(argv=None):
           f"intervals covering {int(cover.sum())}/{len(cover)}, probes per depth {es.attrs['probes'][1:]}")
     print("   exact    ", np.round(ex.jacobian_erank.to_numpy(), 4).tolist())
     print("   estimate ", np.round(es.jacobian_erank.to_numpy(), 4).tolist())
+    products()
     return _real(a) if a.real else 0
+
+
+def products() -> None:
+    "Part 1b: the same estimate with linearized tangents and with a jvp per product, side by side."
+    model, inputs = real("gpt2", 2)
+    kw = dict(method="estimate", representation=False, depths=[2], min_probes=4, max_probes=4, max_steps=10)
+    traced = blocks_module.tangent_map
+    seconds, eranks = {}, {}
+    for how in ("linearize", "jvp", "linearize"):                     # linearize twice: first and last
+        blocks_module.tangent_map = traced if how == "linearize" else (
+            lambda f, h: lambda t: blocks_module.jvp(f, (h,), (t,))[1])
+        try:
+            t = time.perf_counter(); prof = block_rank_profile(model, inputs, **kw)
+            seconds.setdefault(how, []).append(time.perf_counter() - t)
+        finally:
+            blocks_module.tangent_map = traced
+        eranks[how] = float(prof.jacobian_erank[2])
+    lin, jv = min(seconds["linearize"]), seconds["jvp"][0]
+    print(f"1b. GPT-2 small, 2 blocks, 128 tokens (K = 98,304), depth 2, 4 probes x 10 steps: linearized tangents "
+          f"{lin:.1f} s, jvp per product {jv:.1f} s (linearize/jvp = {lin / jv:.2f}); "
+          f"|difference| of erank/K {abs(eranks['linearize'] - eranks['jvp']):.1e}")
 
 
 def _real(a) -> int:

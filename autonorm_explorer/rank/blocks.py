@@ -35,14 +35,14 @@ import copy, inspect, math, warnings
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.func import jvp, vjp, vmap
+from torch.func import jvp, linearize, vjp, vmap
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.overrides import TorchFunctionMode
 
@@ -57,7 +57,7 @@ from .estimate import check_probe_budget, estimate_erank
 
 # %% auto #0
 __all__ = ['BLOCK_PROFILE_COLUMNS', 'EXACT_MAX_DIM', 'residual_blocks', 'BlockCall', 'capture_calls', 'stream_input',
-           'block_rank_profile']
+           'tangent_map', 'block_rank_profile']
 
 # %% ../../nbs/26_block_rank.ipynb #0e673e4e
 def _check_blocks(blocks) -> list[nn.Module]:
@@ -335,16 +335,41 @@ def _exact_jacobian_rows(fns, hs, idx, N, d, chunk_size, per_token, depths) -> l
         rows.append(row)
     return rows
 
+# %% ../../nbs/26_block_rank.ipynb #b5ea367e
+def tangent_map(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor]:
+    """t ↦ (∂f/∂h) t at the fixed point `h`, for the many products of stochastic Lanczos quadrature. `jvp(f, (h,),
+    (t,))` runs f's forward pass again at every call; `torch.func.linearize` runs it once and keeps only the
+    tangent's operations (a traced graph with f's intermediates as constants), a third less work per product on a
+    GPT-2 block (see `benchmarks/bench_rank_estimate.py`). A trace replays what it recorded, so a block that
+    mutates an intermediate in place (T5's relative-position buckets, `+=` on a tensor the trace keeps as a
+    constant) would drift from call to call: the trace is used only if two calls on a random tangent both equal
+    `jvp`'s; otherwise, or if the block cannot be traced, every product is a `jvp` (same numbers, slower)."""
+    by_jvp = lambda t: jvp(f, (h,), (t,))[1]
+    t = torch.randn(h.shape, generator=torch.Generator(h.device).manual_seed(0), dtype=h.dtype, device=h.device)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                               # make_fx's notes on the constants it keeps
+            traced = linearize(f, h)[1]
+            want, first, second = by_jvp(t), traced(t), traced(t)
+    except Exception:                                                     # an op the tracer cannot replay: jvp
+        return by_jvp
+    tol = 1e-9 * float(want.abs().max()) + 1e-300
+    same = all(x.shape == want.shape and float((x - want).abs().max()) <= tol for x in (first, second))
+    return traced if same else by_jvp
+
+
 # %% ../../nbs/26_block_rank.ipynb #93bb9901
 def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths) -> list[dict]:
     """Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product
-    A_ℓ v is ℓ jvps forward and ℓ vjps back through the chained blocks; no Jacobian is formed. A depth costs in
-    proportion to ℓ × probes × Lanczos steps: all L depths cost about L(L+1)/2 block passes per probe and step."""
+    A_ℓ v is ℓ tangent products forward (`tangent_map`) and ℓ vjps back through the chained blocks; no Jacobian
+    is formed. A depth costs in proportion to ℓ × probes × Lanczos steps: all L depths cost about L(L+1)/2 block
+    passes per probe and step."""
     h0, n_real = hs[0], len(idx)
     K = n_real * d
     pad = _pad_mask(h0, idx)
+    pushes = [tangent_map(f, h) for f, h in zip(fns, hs[:-1])]           # t ↦ B_ℓ t, primal computed once
     with torch.enable_grad():
-        pulls = [vjp(f, h)[1] for f, h in zip(fns, hs[:-1])]              # one linearization per block
+        pulls = [vjp(f, h)[1] for f, h in zip(fns, hs[:-1])]              # u ↦ B_ℓᵀ u, graph recorded once
     def embed(V):                                                         # [P, K] → [P, 1, (N,) d]
         t = h0.new_zeros(V.shape[0], *h0.shape)
         t.view(V.shape[0], N, d)[:, idx] = V.view(-1, n_real, d)
@@ -356,8 +381,8 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths
             continue
         def matvec(V, l=l):
             t = embed(V)
-            for f, h in zip(fns[:l], hs[:l]):                             # J_ℓ v: jvps through blocks 1..ℓ
-                t = vmap(lambda x, f=f, h=h: jvp(f, (h,), (x,))[1], chunk_size=chunk_size)(t)
+            for push in pushes[:l]:                                       # J_ℓ v: tangents through blocks 1..ℓ
+                t = vmap(push, chunk_size=chunk_size)(t)
             t = t * pad
             for pull in reversed(pulls[:l]):                              # J_ℓᵀ (J_ℓ v): vjps back through ℓ..1
                 t = vmap(lambda x, pull=pull: pull(x)[0], chunk_size=chunk_size)(t)

@@ -47,8 +47,8 @@ from scipy import stats
 from ..core.validation import checked
 
 # %% auto #0
-__all__ = ['PROBE_BYTES_LIMIT', 'erank_from_traces', 'rademacher_probes', 'quadrature_traces', 'lanczos_traces', 'ErankEstimate',
-           'check_probe_budget', 'estimate_erank']
+__all__ = ['PROBE_BYTES_LIMIT', 'QUADRATURE_SHARE', 'erank_from_traces', 'rademacher_probes', 'quadrature_traces',
+           'lanczos_traces', 'ErankEstimate', 'check_probe_budget', 'quadrature_budget', 'estimate_erank']
 
 # %% ../../nbs/15_erank_estimate.ipynb #0edb58eb
 def erank_from_traces(trace_sqrt: float, trace_sqrt_log: float) -> float:
@@ -97,12 +97,13 @@ def _erank_gap(dS: np.ndarray, dT: np.ndarray, S: np.ndarray, T: np.ndarray) -> 
 
 # %% ../../nbs/15_erank_estimate.ipynb #fc761f30
 def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch.Tensor, *, max_steps: int = 80,
-                   step_rtol: float = 2e-3) -> dict[str, np.ndarray]:
+                   step_rtol: float | Callable[[np.ndarray, np.ndarray], float] = 2e-3) -> dict[str, np.ndarray]:
     """Per probe v (a row of `probes` [P, n]): Lanczos on A from v/‖v‖ with full reorthogonalization. After each
     step the probe's erank S·exp(−T/S) is computed twice, by the Gauss rule and by the Gauss–Radau rule with a node
     at 0; for √θ the two bracket the true quadratic form from either side, so the probe stops when they agree to
     `step_rtol` (then (S, T) is their midpoint; `_erank_gap` turns the gaps in S and T into one in the erank), or
-    when its Krylov space is exhausted (the Gauss rule is exact).
+    when its Krylov space is exhausted (the Gauss rule is exact). `step_rtol` may be a function of the current
+    (S, T) of all probes, re-read at every step (`estimate_erank` gives the bracket what the probes' spread leaves).
     `matvec` maps [P', n] → [P', n] (A applied to each row)."""
     P, n = probes.shape
     cap = min(max_steps, n)
@@ -131,7 +132,8 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
         for key, val in (("trace_sqrt", Sm), ("trace_sqrt_log", Tm), ("frobenius_sq", Fg), ("gap", gap)):
             out[key][active] = val
         steps[active] = j + 1
-        done = exhausted | (gap <= step_rtol)
+        tol = step_rtol(out["trace_sqrt"], out["trace_sqrt_log"]) if callable(step_rtol) else step_rtol
+        done = exhausted | (gap <= tol)
         converged[active[done]] = True
         keep = ~done
         if not keep.any(): break
@@ -188,6 +190,16 @@ def _next_round(P: int, spread: float, target: float, min_probes: int, max_probe
     fits = max(min_probes, PROBE_BYTES_LIMIT // (8 * (min(steps, n) + 1) * n))
     return int(min(max(wanted, min_probes), P, max_probes - P, fits))
 
+QUADRATURE_SHARE = 0.85     # the bracket's half may take what the probes' spread leaves of 85% of rtol
+
+def quadrature_budget(rtol: float, S: np.ndarray, T: np.ndarray) -> float:
+    """The bracket (relative, in the erank) a probe may stop at, given the per-probe (S, T) seen so far: half of it
+    enters the interval, so 2 × (QUADRATURE_SHARE × rtol − the spread's share), never below `rtol` (an even split).
+    A wide Jacobian's probes barely differ (spread ≪ rtol), so its quadratures stop at almost twice the bracket."""
+    if len(S) < 2: return rtol
+    g, _, spread = _interval(S, T, np.zeros(len(S)))
+    return max(rtol, 2 * (QUADRATURE_SHARE * rtol - spread / g)) if math.isfinite(spread) else rtol
+
 @checked(ranges=dict(n=(1, None), rtol=(0.0, 1.0, "low_open"), min_probes=(2, None), max_probes=(2, None),
                      max_steps=(2, None), seed=(0, 2**63 - 1)))
 def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rtol: float = 0.02,
@@ -195,19 +207,23 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
     """erank of J from products with A = JᵀJ only, to a 95% interval of half-width `rtol` × the estimate: a first
     round of `min_probes` probes, then rounds sized by `_next_round` from the spread seen so far, until the
     interval is that narrow (or `max_probes` is reached: `reached` is then False). Each probe's Lanczos runs
-    until its Gauss/Gauss–Radau bracket is within `rtol` (half of it enters the interval: the quadrature may use
-    half of the error budget, the probes' spread the rest). (*) More probes narrow only the spread: once it is
-    within its half, a wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
+    until its Gauss/Gauss–Radau bracket is within `quadrature_budget` (half of it enters the interval: the
+    quadrature takes what the probes' spread leaves, at least half of the error budget). (*) More probes narrow
+    only the spread: when some quadrature did not settle within `max_steps` and the spread is within its half, a
+    wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
     check_probe_budget(min_probes, max_probes)
     gen = torch.Generator().manual_seed(seed)
-    runs, count = [], min_probes
+    runs, count, S0, T0 = [], min_probes, np.zeros(0), np.zeros(0)
     while True:
-        runs.append(lanczos_traces(matvec, rademacher_probes(n, count, gen), max_steps=max_steps, step_rtol=rtol))
+        budget = lambda S, T, S0=S0, T0=T0: quadrature_budget(rtol, np.concatenate([S0, S]), np.concatenate([T0, T]))
+        runs.append(lanczos_traces(matvec, rademacher_probes(n, count, gen), max_steps=max_steps, step_rtol=budget))
         cat = {k: np.concatenate([r[k] for r in runs]) for k in runs[0]}
-        g, hw, spread = _interval(cat["trace_sqrt"], cat["trace_sqrt_log"], cat["gap"])
+        S0, T0 = cat["trace_sqrt"], cat["trace_sqrt_log"]
+        g, hw, spread = _interval(S0, T0, cat["gap"])
         P = len(cat["steps"])
-        if hw <= rtol * g or spread <= rtol * g / 2 or P >= max_probes: break   # (*)
-        target = max(rtol * g - (hw - spread), rtol * g / 2)              # what the quadrature leaves to the spread
+        settled = bool(cat["converged"].all())
+        if hw <= rtol * g or P >= max_probes or (not settled and spread <= rtol * g / 2): break   # (*)
+        target = max(rtol * g - (hw - spread), rtol * g / (8 if settled else 2))   # what the quadrature leaves
         count = _next_round(P, spread, target, min_probes, max_probes, n, max_steps)
     return ErankEstimate(g, hw, n, P, int(cat["steps"].max()), bool(cat["converged"].all()), bool(hw <= rtol * g),
                          float(cat["trace_sqrt"].mean()), float(cat["trace_sqrt_log"].mean()),
