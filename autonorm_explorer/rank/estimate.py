@@ -225,6 +225,6 @@ def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rt
         if hw <= rtol * g or P >= max_probes or (not settled and spread <= rtol * g / 2): break   # (*)
         target = max(rtol * g - (hw - spread), rtol * g / (8 if settled else 2))   # what the quadrature leaves
         count = _next_round(P, spread, target, min_probes, max_probes, n, max_steps)
-    return ErankEstimate(g, hw, n, P, int(cat["steps"].max()), bool(cat["converged"].all()), bool(hw <= rtol * g),
+    return ErankEstimate(g, hw, n, P, int(cat["steps"].max()), settled, bool(hw <= rtol * g),
                          float(cat["trace_sqrt"].mean()), float(cat["trace_sqrt_log"].mean()),
                          float(cat["frobenius_sq"].mean()))
