@@ -6,13 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from autonorm_explorer.web.checks import CHECKS, learner_page_problems, learner_pages, problems_report
+from autonorm_explorer.web.checks import (CHECKS, control_character_problems, learner_page_problems, learner_pages,
+                                          problems_report)
 
 NBS = Path(__file__).resolve().parents[1] / "nbs"
 
 
 def test_every_learner_page_passes_every_check():
     found = learner_page_problems(NBS)
+    assert not any(found.values()), problems_report(found)
+
+
+def test_no_notebook_holds_a_control_character_in_its_prose():
+    "Every notebook, library ones included (the site renders them too): no TeX backslash lost to a JSON escape."
+    notebooks = sorted(NBS.rglob("*.ipynb"))
+    assert len(notebooks) > 60, len(notebooks)
+    found = {p.relative_to(NBS).as_posix(): control_character_problems(p) for p in notebooks
+             if ".ipynb_checkpoints" not in p.parts}
     assert not any(found.values()), problems_report(found)
 
 
@@ -29,6 +39,7 @@ def test_the_pages_checked_are_the_learner_pages():
     ("prose_script_problems", ("markdown", "the ratio ρ_ℓ falls like 1/√ℓ")),
     ("internal_text_problems", ("markdown", "Under the test runner (`IN_TEST=1`) it shrinks.")),
     ("wrapped_comment_problems", ("code", "# full rank for every m ≥ d\nassert ok\n# and no jump either")),
+    ("control_character_problems", ("markdown", "the budget $0.85\\,\text{rtol}$")),
 ])
 def test_each_check_can_fail_on_a_page(tmp_path, check, cell):
     "Negative control: a learner page with one planted problem fails exactly that check, at its cell."
