@@ -13,16 +13,20 @@ Prints
      197 for ViT), one sample, at the `--depths` asked, the estimate's wall time, its cost per depth in units of
      one forward pass of the model (a depth ℓ costs ℓ × probes × steps block passes), and the profile.
 Usage: python benchmarks/bench_rank_estimate.py [--real [--skip-small] [--layers L]] [--models gpt2 bert vit gpt2-dyt]
-       [--depths 1 4 12] [--rtol 0.05] [--min-probes 4] [--max-steps 100] [--threads N] [--json PATH]
+       [--depths 1 4 12] [--rtol 0.05] [--min-probes 4] [--max-steps 300] [--threads N] [--json PATH]
+The real-size defaults (rtol 0.05, 4 probes in the first round, at most 300 Lanczos steps) are the tutorial
+`rank_at_real_scale`'s; `--json` writes what `autonorm-publish` turns into a results folder (the machine, the
+commit, each model's K, wall time, one forward's time and its profile).
 """
 from __future__ import annotations
-import argparse, json, time, warnings
+import argparse, json, os, time, warnings
 
 import numpy as np
 import torch
 import transformers as hf
 
 import autonorm_explorer.rank.blocks as blocks_module
+from autonorm_explorer.core.devices import git_commit, machine
 from autonorm_explorer.rank.blocks import block_rank_profile
 from autonorm_explorer.norms.convert import autonormify
 
@@ -62,9 +66,9 @@ def main(argv=None):
     ap.add_argument("--real", action="store_true", help="also the real-size GPT-2 small, BERT-base, ViT-B/16")
     ap.add_argument("--models", nargs="+", default=["gpt2", "bert", "vit"], choices=["gpt2", "bert", "vit", "gpt2-dyt"])
     ap.add_argument("--depths", nargs="+", type=int, default=None, help="Jacobian depths of the real-size runs")
-    ap.add_argument("--rtol", type=float, default=0.02)
-    ap.add_argument("--min-probes", type=int, default=8)
-    ap.add_argument("--max-steps", type=int, default=80)
+    ap.add_argument("--rtol", type=float, default=0.05, help="the real-size runs' requested accuracy")
+    ap.add_argument("--min-probes", type=int, default=4, help="the real-size runs' first round of probes")
+    ap.add_argument("--max-steps", type=int, default=300, help="the real-size runs' Lanczos steps per probe, at most")
     ap.add_argument("--json", default=None, help="also write the real-size profiles to this JSON file")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--layers", type=int, default=None, help="real widths, only the first LAYERS blocks")
@@ -112,7 +116,7 @@ def products() -> None:
 
 
 def _real(a) -> int:
-    out = {}
+    out, started, commit = {}, time.strftime("%Y-%m-%dT%H:%M:%S%z"), git_commit(".")
     for name in a.models:
         model, inputs = real(name, a.layers)
         fwd = forward_seconds(model, inputs)
@@ -130,10 +134,14 @@ def _real(a) -> int:
         print("   ρ_attn  ", np.round(prof.branch_skip_ratio_attn.to_numpy(), 3).tolist())
         print("   ρ_mlp   ", np.round(prof.branch_skip_ratio_mlp.to_numpy(), 3).tolist(), flush=True)
         out[name] = dict(seconds=round(sec, 1), forward_seconds=round(fwd, 3), depths=done,
+                         tokens=prof.attrs["tokens"], width=prof.attrs["width"], blocks=L,
                          probes=prof.attrs["probes"], steps=prof.attrs["steps"],
                          profile=prof.replace({np.nan: None}).to_dict("list"))
-        if a.json:
-            with open(a.json, "w") as f: json.dump(dict(args=vars(a), models=out), f, indent=1)
+        if a.json:                                    # after every model: a kill keeps the models done so far
+            run = dict(kind="rank-profiles", args=vars(a), commit=commit, started=started,
+                       finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), machine=machine(), models=out)
+            with open(a.json + ".part", "w") as f: json.dump(run, f, indent=1)
+            os.replace(a.json + ".part", a.json)
     return 0
 
 
