@@ -8,11 +8,14 @@ Prints
   1b. the products themselves at real width (GPT-2 small's first 2 blocks, 128 tokens, 4 probes, 10 Lanczos
      steps at depth 2): tangents by `tangent_map` (torch.func.linearize, forward pass once) against a `jvp` per
      product (forward pass every time), side by side, and the largest difference of the two estimates;
+  3. with --bracket: how the Gauss/Gauss-Radau bracket closes with the Lanczos steps at real size (GPT-2 small,
+     depth 12, 2 probes run to 300 steps without stopping): each probe's Gauss, Radau and midpoint erank/K and
+     the half-gap after m steps, recomputed from the recurrence's coefficients;
   2. with --real: GPT-2 small (12 blocks, width 768), BERT-base, ViT-B/16 and GPT-2 small with DyT at every norm
      site (`gpt2-dyt`) at their real sizes (random init from their configs: nothing is downloaded; 128 tokens,
      197 for ViT), one sample, at the `--depths` asked, the estimate's wall time, its cost per depth in units of
      one forward pass of the model (a depth ℓ costs ℓ × probes × steps block passes), and the profile.
-Usage: python benchmarks/bench_rank_estimate.py [--real [--skip-small] [--layers L]] [--models gpt2 bert vit gpt2-dyt]
+Usage: python benchmarks/bench_rank_estimate.py [--real [--skip-small] [--layers L]] [--bracket] [--models gpt2 bert vit gpt2-dyt]
        [--depths 1 4 12] [--rtol 0.05] [--min-probes 4] [--max-steps 300] [--threads N] [--json PATH]
 The real-size defaults (rtol 0.05, 4 probes in the first round, at most 300 Lanczos steps) are the tutorial
 `rank_at_real_scale`'s; `--json` writes what `autonorm-publish` turns into a results folder (the machine, the
@@ -28,6 +31,8 @@ import transformers as hf
 import autonorm_explorer.rank.blocks as blocks_module
 from autonorm_explorer.core.devices import git_commit, machine
 from autonorm_explorer.rank.blocks import block_rank_profile
+from autonorm_explorer.rank.estimate import (_erank_gap, _radau, _tridiagonal, erank_from_traces, lanczos_traces,
+                                             quadrature_traces, rademacher_probes)
 from autonorm_explorer.norms.convert import autonormify
 
 
@@ -73,10 +78,12 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--layers", type=int, default=None, help="real widths, only the first LAYERS blocks")
     ap.add_argument("--skip-small", action="store_true", help="skip part 1")
+    ap.add_argument("--bracket", action="store_true", help="only part 3: the bracket against the steps (11 min)")
     a = ap.parse_args(argv)
     if a.threads: torch.set_num_threads(a.threads)
     warnings.simplefilter("ignore")
     print(f"torch threads: {torch.get_num_threads()}")
+    if a.bracket: return bracket()
     model, inputs = gpt2(128, 4), dict(input_ids=torch.randint(0, 50257, (1, 16)))
     if a.skip_small: return _real(a)
     t = time.perf_counter(); ex = block_rank_profile(model, inputs, method="exact", representation=False)
@@ -113,6 +120,43 @@ def products() -> None:
     print(f"1b. GPT-2 small, 2 blocks, 128 tokens (K = 98,304), depth 2, 4 probes x 10 steps: linearized tangents "
           f"{lin:.1f} s, jvp per product {jv:.1f} s (linearize/jvp = {lin / jv:.2f}); "
           f"|difference| of erank/K {abs(eranks['linearize'] - eranks['jvp']):.1e}")
+
+
+class _Recorded(Exception):
+    "Raised once depth ℓ's Lanczos has run: the profile's other work is not needed."
+
+
+def bracket(depth: int = 12, probes: int = 2, steps: int = 300) -> int:
+    "Part 3: the Gauss and Gauss-Radau rules of each probe after m steps, from one Lanczos run with no early stop."
+    model, inputs = real("gpt2", depth)
+    seen = {}
+    def record(matvec, n, **kw):
+        gen = torch.Generator().manual_seed(0)
+        seen.update(lanczos_traces(matvec, rademacher_probes(n, probes, gen), max_steps=steps, step_rtol=0.0), n=n)
+        raise _Recorded
+    estimate, blocks_module.estimate_erank = blocks_module.estimate_erank, record
+    t = time.perf_counter()
+    try:
+        block_rank_profile(model, inputs, method="estimate", depths=[depth], representation=False)
+    except _Recorded:
+        pass
+    finally:
+        blocks_module.estimate_erank = estimate
+    n, al, be = seen["n"], seen["alpha"], seen["beta"]
+    print(f"3. GPT-2 small, depth {depth} (K = {n:,}), {probes} probes x {steps} Lanczos steps, no early stop "
+          f"({time.perf_counter() - t:.0f} s): per probe, erank/K by the Gauss rule, the Gauss-Radau rule, their "
+          "midpoint, and the half-gap in % of the midpoint")
+    for m in (20, 50, 100, 150, 200, 250, 300):
+        if m > steps: break
+        a, b = al[:, :m], be[:, :m]
+        Sg, Tg, _ = quadrature_traces(_tridiagonal(a, b[:, :-1]), n)
+        Sr, Tr, _ = quadrature_traces(_radau(a, b[:, :-1], b[:, -1]), n)
+        Sm, Tm = (Sg + Sr) / 2, (Tg + Tr) / 2
+        rule = lambda S, T: [round(erank_from_traces(s, x) / n, 4) for s, x in zip(S, T)]
+        half = np.round(50 * _erank_gap(Sg - Sr, Tg - Tr, Sm, Tm), 2)
+        print(f"   m = {m:3d}: Gauss {rule(Sg, Tg)}, Radau {rule(Sr, Tr)}, midpoint {rule(Sm, Tm)}, "
+              f"half-gap % {half.tolist()}", flush=True)
+    return 0
 
 
 def _real(a) -> int:

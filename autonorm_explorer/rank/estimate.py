@@ -104,7 +104,9 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
     `step_rtol` (then (S, T) is their midpoint; `_erank_gap` turns the gaps in S and T into one in the erank), or
     when its Krylov space is exhausted (the Gauss rule is exact). `step_rtol` may be a function of the current
     (S, T) of all probes, re-read at every step (`estimate_erank` gives the bracket what the probes' spread leaves).
-    `matvec` maps [P', n] → [P', n] (A applied to each row)."""
+    `matvec` maps [P', n] → [P', n] (A applied to each row). The recurrence's coefficients come back too
+    (`alpha` [P, max_steps], `beta` [P, max_steps], zero past a probe's `steps`), so that the rules after any
+    m <= steps can be recomputed: how the bracket closes with m, without running Lanczos again."""
     P, n = probes.shape
     cap = min(max_steps, n)
     Q = torch.zeros(P, cap + 1, n, dtype=probes.dtype)                  # Lanczos vectors of each probe
@@ -139,7 +141,7 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
         if not keep.any(): break
         Q[active[keep], j + 1] = w[torch.from_numpy(keep)] / torch.from_numpy(b[keep])[:, None]
         active = active[keep]
-    return dict(out, steps=steps, converged=converged)
+    return dict(out, steps=steps, converged=converged, alpha=alpha, beta=beta)
 
 # %% ../../nbs/15_erank_estimate.ipynb #81eb36d9
 @dataclass
