@@ -6,8 +6,9 @@ Prints
      2048: a GPT-2 of width 128 on 16 tokens, 4 blocks, random init from a config), with the largest deviation
      of the estimate from the exact erank/K and whether each 95% interval covers it;
   1b. the products themselves at real width (GPT-2 small's first 2 blocks, 128 tokens, 4 probes, 10 Lanczos
-     steps at depth 2): tangents by `tangent_map` (torch.func.linearize, forward pass once) against a `jvp` per
-     product (forward pass every time), side by side, and the largest difference of the two estimates;
+     steps at depth 2): tangents by `tangent_map` (torch.func.linearize, forward pass once; traced from the first
+     product) against a `jvp` per product (forward pass every time), side by side, and the largest difference of
+     the two estimates;
   3. with --bracket: how the Gauss/Gauss-Radau bracket closes with the Lanczos steps at real size (GPT-2 small,
      depth 12, 2 probes run to 300 steps without stopping): each probe's Gauss, Radau and midpoint erank/K and
      the half-gap after m steps, recomputed from the recurrence's coefficients;
@@ -105,16 +106,15 @@ def products() -> None:
     "Part 1b: the same estimate with linearized tangents and with a jvp per product, side by side."
     model, inputs = real("gpt2", 2)
     kw = dict(method="estimate", representation=False, depths=[2], min_probes=4, max_probes=4, max_steps=10)
-    traced = blocks_module.tangent_map
+    after = blocks_module.TRACE_AFTER_TANGENTS
     seconds, eranks = {}, {}
     for how in ("linearize", "jvp", "jvp", "linearize"):              # each twice, the best of each kept
-        blocks_module.tangent_map = traced if how == "linearize" else (
-            lambda f, h: lambda t: blocks_module.jvp(f, (h,), (t,))[1])
+        blocks_module.TRACE_AFTER_TANGENTS = 0 if how == "linearize" else 10**9   # traced at once, or never
         try:
             t = time.perf_counter(); prof = block_rank_profile(model, inputs, **kw)
             seconds.setdefault(how, []).append(time.perf_counter() - t)
         finally:
-            blocks_module.tangent_map = traced
+            blocks_module.TRACE_AFTER_TANGENTS = after
         eranks[how] = float(prof.jacobian_erank[2])
     lin, jv = min(seconds["linearize"]), min(seconds["jvp"])
     print(f"1b. GPT-2 small, 2 blocks, 128 tokens (K = 98,304), depth 2, 4 probes x 10 steps: linearized tangents "

@@ -56,8 +56,8 @@ from .propagation import representation_svals
 from .estimate import check_probe_budget, estimate_erank
 
 # %% auto #0
-__all__ = ['BLOCK_PROFILE_COLUMNS', 'EXACT_MAX_DIM', 'residual_blocks', 'BlockCall', 'capture_calls', 'stream_input',
-           'tangent_map', 'block_rank_profile']
+__all__ = ['TRACE_AFTER_TANGENTS', 'BLOCK_PROFILE_COLUMNS', 'EXACT_MAX_DIM', 'residual_blocks', 'BlockCall', 'capture_calls',
+           'stream_input', 'tangent_map', 'block_rank_profile']
 
 # %% ../../nbs/26_block_rank.ipynb #0e673e4e
 def _check_blocks(blocks) -> list[nn.Module]:
@@ -359,16 +359,30 @@ def tangent_map(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor) -> C
     return traced if same else by_jvp
 
 
+# %% ../../nbs/26_block_rank.ipynb #c0afd829
+TRACE_AFTER_TANGENTS = 64     # tangents a block pushes by jvp before it is traced (≈ the trace's cost, in tangents)
+
+class _LazyTangentMap:
+    "t ↦ (∂f/∂h) t by `jvp` for a block's first TRACE_AFTER_TANGENTS tangents, by `tangent_map`'s trace after."
+    def __init__(self, f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor):
+        self.f, self.h, self.pushed, self.traced = f, h, 0, None
+
+    def __call__(self, count: int) -> Callable[[torch.Tensor], torch.Tensor]:
+        "The map to push the next `count` tangents with (called outside vmap: tracing needs plain tensors)."
+        if self.traced is None and self.pushed >= TRACE_AFTER_TANGENTS: self.traced = tangent_map(self.f, self.h)
+        self.pushed += count
+        return self.traced or (lambda t: jvp(self.f, (self.h,), (t,))[1])
+
 # %% ../../nbs/26_block_rank.ipynb #93bb9901
 def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths) -> list[dict]:
-    """Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each product
-    A_ℓ v is ℓ tangent products forward (`tangent_map`) and ℓ vjps back through the chained blocks; no Jacobian
-    is formed. A depth costs in proportion to ℓ × probes × Lanczos steps: all L depths cost about L(L+1)/2 block
-    passes per probe and step."""
+    """Per depth in `depths`: erank/K of ∂h_ℓ/∂h_0 by stochastic Lanczos quadrature on A_ℓ = J_ℓᵀJ_ℓ: each
+    product A_ℓ v is ℓ tangent products forward (`_LazyTangentMap`) and ℓ vjps back through the chained blocks; no
+    Jacobian is formed. A depth costs in proportion to ℓ × probes × Lanczos steps: all L depths cost about
+    L(L+1)/2 block passes per probe and step."""
     h0, n_real = hs[0], len(idx)
     K = n_real * d
     pad = _pad_mask(h0, idx)
-    pushes = [tangent_map(f, h) for f, h in zip(fns, hs[:-1])]           # t ↦ B_ℓ t, primal computed once
+    pushes = [_LazyTangentMap(f, h) for f, h in zip(fns, hs[:-1])]       # t ↦ B_ℓ t (traced once used enough)
     with torch.enable_grad():
         pulls = [vjp(f, h)[1] for f, h in zip(fns, hs[:-1])]              # u ↦ B_ℓᵀ u, graph recorded once
     def embed(V):                                                         # [P, K] → [P, 1, (N,) d]
@@ -383,7 +397,7 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths
         def matvec(V, l=l):
             t = embed(V)
             for push in pushes[:l]:                                       # J_ℓ v: tangents through blocks 1..ℓ
-                t = vmap(push, chunk_size=chunk_size)(t)
+                t = vmap(push(len(t)), chunk_size=chunk_size)(t)
             t = t * pad
             for pull in reversed(pulls[:l]):                              # J_ℓᵀ (J_ℓ v): vjps back through ℓ..1
                 t = vmap(lambda x, pull=pull: pull(x)[0], chunk_size=chunk_size)(t)

@@ -109,19 +109,19 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
     m <= steps can be recomputed: how the bracket closes with m, without running Lanczos again."""
     P, n = probes.shape
     cap = min(max_steps, n)
-    Q = torch.zeros(P, cap + 1, n, dtype=probes.dtype)                  # Lanczos vectors of each probe
+    Q = torch.zeros(P, cap + 1, n, dtype=probes.dtype)                  # Lanczos vectors of the active probes
     Q[:, 0] = probes / probes.norm(dim=1, keepdim=True)
     alpha, beta = np.zeros((P, cap)), np.zeros((P, cap))
     out = {k: np.full(P, np.nan) for k in ("trace_sqrt", "trace_sqrt_log", "frobenius_sq", "gap")}
     steps, converged = np.zeros(P, dtype=int), np.zeros(P, dtype=bool)
     active = np.arange(P)
     for j in range(cap):
-        q = Q[active, j]
+        q = Q[:, j]
         w = matvec(q)                                                     # [P', n] = A q
         a = (w * q).sum(1)
+        basis = Q[:, : j + 1]                                             # [P', j+1, n], a view: no copy
         for _ in range(2):                                                # "twice is enough" (Parlett)
-            basis = Q[active, : j + 1]                                    # [P', j+1, n]
-            w = w - torch.einsum("pk,pkn->pn", torch.einsum("pkn,pn->pk", basis, w), basis)
+            w = w - torch.bmm(torch.bmm(basis, w[:, :, None]).transpose(1, 2), basis)[:, 0]
         b = w.norm(dim=1).numpy()
         alpha[active, j], beta[active, j] = a.numpy(), b
         al, be = alpha[active, : j + 1], beta[active, :j]
@@ -139,7 +139,9 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
         converged[active[done]] = True
         keep = ~done
         if not keep.any(): break
-        Q[active[keep], j + 1] = w[torch.from_numpy(keep)] / torch.from_numpy(b[keep])[:, None]
+        if not keep.all():                                                # Q keeps the active probes only: one
+            Q, w, b = Q[torch.from_numpy(keep)], w[torch.from_numpy(keep)], b[keep]   # copy when some stop
+        Q[:, j + 1] = w / torch.from_numpy(b)[:, None]
         active = active[keep]
     return dict(out, steps=steps, converged=converged, alpha=alpha, beta=beta)
 
