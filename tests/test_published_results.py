@@ -4,19 +4,22 @@ numbers every page quotes from them are the files' numbers.
 A page marks the markdown cells that quote published numbers with the tag `quotes-results` (and names the
 folders with tags `results:<folder>`); the claims table names them in `claims.MEASURED_IN`. Every decimal in those
 texts must be one of the formatted findings of those folders (`results.findings`)."""
-import json, shutil
+import ast, json, shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from autonorm_explorer.core.notebooks import notebook_parameters
 from autonorm_explorer.experiments import results as R
 from autonorm_explorer.experiments.sweep import expand_grid, load_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 GRIDS = ("nlp-cpu", "vision-cpu")
+RANK = "rank-real-scale"
+TUTORIAL = ROOT / "nbs" / "tutorials" / "rank_at_real_scale.ipynb"
 
 
 def quoting_pages():
@@ -87,7 +90,8 @@ def test_readme_is_generated_from_the_provenance():
 def test_pages_quote_only_numbers_in_the_files():
     pages = quoting_pages()
     names = {p.name for p, _ in pages}
-    assert {"06_trainability.ipynb", "09_autonorm_s.ipynb", "trainability_vs_rank.ipynb"} <= names, names
+    assert {"06_trainability.ipynb", "09_autonorm_s.ipynb", "trainability_vs_rank.ipynb",
+            "rank_at_real_scale.ipynb"} <= names, names
     for nb, cells in pages:
         for folders, text in cells:
             found = {k: v for f in folders for k, v in R.findings(f, RESULTS).items()}
@@ -210,3 +214,41 @@ def test_a_changed_trainability_file_is_caught(tmp_path):
                 found = {k: v for f in folders for k, v in R.findings(f, copy).items()}
                 stale += R.unbacked_numbers([text], found)
     assert stale, "no quoted trainability number depends on the collapsed networks' accuracy"
+
+
+def test_real_size_profiles_are_the_tutorials_settings_and_reach_them():
+    """The published real-size profiles ran at the tutorial's defaults, on the four models it quotes, and every
+    estimated depth reached the requested accuracy (its 95% interval within rtol of the estimate)."""
+    pub = R.load_published(RANK)
+    p, params = pub.provenance, notebook_parameters(TUTORIAL)
+    settings = {k: ast.literal_eval(params[k]["default"]) for k in ("depths", "rtol", "min_probes", "max_steps")}
+    assert p["settings"] == settings, (p["settings"], settings)
+    assert set(p["models"]) == {"gpt2", "bert", "gpt2-dyt", "vit"} and p["commit"] and p["command"], p
+    res = pub.results
+    for name, m in p["models"].items():
+        g = res[res.model == name].set_index("depth")
+        assert list(g.index) == list(range(m["blocks"] + 1)) and m["depths"] == settings["depths"], name
+        est = g.loc[m["depths"]]
+        assert est.jacobian_erank.between(0, 1).all() and np.isfinite(est.jacobian_erank_ci).all(), name
+        assert (est.jacobian_erank_ci <= settings["rtol"] * est.jacobian_erank + 1e-12).all(), (name, est)
+        assert (est.steps <= settings["max_steps"]).all() and (est.probes >= settings["min_probes"]).all(), name
+        assert g.branch_skip_ratio_mlp.iloc[1:].gt(0).all(), name                 # never a silent NaN
+    f, gpt2 = R.findings(RANK), res[res.model == "gpt2"].set_index("depth").jacobian_erank
+    assert f[f"{RANK}/gpt2/loss_per_block/4-12"] == f"{(gpt2[4] - gpt2[12]) / 8:.3f}"      # rank lost per block
+    assert f[f"{RANK}/gpt2/erank/12"] == f"{gpt2[12]:.3f} ± {res.jacobian_erank_ci[(res.model == 'gpt2') & (res.depth == 12)].item():.3f}"
+    assert p["models"]["gpt2"]["tokens"] * p["models"]["gpt2"]["width"] == 98_304
+    assert p["models"]["vit"]["tokens"] * p["models"]["vit"]["width"] == 151_296
+
+
+def test_a_changed_rank_profile_is_caught(tmp_path):
+    "Negative control: nudge GPT-2's erank at depth 12 in a copy; the tutorial's quotes no longer match."
+    copy = tmp_path / "results"
+    shutil.copytree(RESULTS, copy)
+    prof = pd.read_csv(copy / RANK / "profiles.csv")
+    prof.loc[(prof.model == "gpt2") & (prof.depth == 12), "jacobian_erank"] += 0.01
+    prof.to_csv(copy / RANK / "profiles.csv", index=False)
+    stale = []
+    for folders, text in R.quoting_cells(TUTORIAL):
+        found = {k: v for f in folders for k, v in R.findings(f, copy).items()}
+        stale += R.unbacked_numbers([text], found)
+    assert stale, "no quoted number depends on GPT-2's erank at depth 12"

@@ -280,12 +280,13 @@ def _pct(x: float) -> str: return f"{x:.1f}"
 def _interval(lo: float, hi: float, fmt=_pct) -> str:
     return f"[{fmt(lo)}, {fmt(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else "[no interval]"
 
-def _sig(x: float) -> str: return f"{x:.3g}"
+def _sig(x: float) -> str: return f"{x:#.3g}"      # 3 significant digits, trailing zeros kept: 0.700
 
 def _rank_findings(pub: Published) -> dict[str, str]:
     """Real-size rank profiles: per model and depth erank/K ± its 95% half-width (and the half-width in % of the
-    estimate), the rank lost between estimated depths, probes, Lanczos steps, the ratios ρ and the stream norm
-    (3 significant digits), the cost (seconds, minutes, one forward, forwards per depth); the settings."""
+    estimate), the rank lost between estimated depths (in all, and per block), probes, Lanczos steps, the ratios
+    ρ and the stream norm (3 significant digits), the cost (seconds, minutes, one forward, forwards per depth);
+    the settings."""
     key, prov, out = pub.path.name, pub.provenance, {}
     for name, g in pub.results.groupby("model", sort=False):
         g, m, k = g.set_index("depth"), prov["models"][name], f"{key}/{name}"
@@ -300,6 +301,7 @@ def _rank_findings(pub: Published) -> dict[str, str]:
             out[f"{k}/probes/{d}"], out[f"{k}/steps/{d}"] = str(int(r.probes)), str(int(r.steps))
         for a, b in zip([0] + done, done):                       # rank lost from one estimated depth to the next
             out[f"{k}/loss/{a}-{b}"] = f"{g.jacobian_erank[a] - g.jacobian_erank[b]:.2f}"
+            out[f"{k}/loss_per_block/{a}-{b}"] = f"{(g.jacobian_erank[a] - g.jacobian_erank[b]) / (b - a):.3f}"
         for d, r in g.iterrows():
             out[f"{k}/stream_norm/{d}"] = _sig(r.stream_norm)
             if d: out[f"{k}/rho_attn/{d}"], out[f"{k}/rho_mlp/{d}"] = _sig(r.branch_skip_ratio_attn), _sig(
