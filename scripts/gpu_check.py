@@ -54,6 +54,43 @@ def paper_grid_estimate(step_s: float, eval_overhead: float = 0.1) -> dict:
                            "plus 10% for evaluation; 8 GPUs run 8 cells at once")
 
 
+REAL_SCALE = dict(depths=[1, 4, 12], rtol=0.05, min_probes=4, max_steps=300)   # the tutorial's real-size settings
+
+
+def real_scale_rank(device: str = "cuda") -> dict:
+    """GPT-2 small at its real size (12 blocks, width 768, 128 tokens: K = 98,304), the tutorial's profile on
+    `device`, timed, next to the published CPU run of the same weights, tokens and probes."""
+    import torch
+    import transformers as hf
+    from autonorm_explorer.rank.blocks import block_rank_profile
+    torch.manual_seed(0)                            # the weights and tokens of bench_rank_estimate.py --real
+    model = hf.GPT2Model(hf.GPT2Config()).eval()
+    ids = torch.randint(0, 50257, (1, 128))
+    model.to(device)
+    t0 = time.perf_counter()
+    prof = block_rank_profile(model, dict(input_ids=ids.to(device)), method="estimate", representation=False,
+                              **REAL_SCALE)
+    if device == "cuda": torch.cuda.synchronize()
+    return compare_with_published(prof, time.perf_counter() - t0)
+
+
+def compare_with_published(prof, seconds: float, name: str = "gpt2") -> dict:
+    """Each depth's erank/K against the published CPU run's (`results/rank-real-scale`): they agree when they differ
+    by less than the two 95% half-widths together (the same probes; only the arithmetic's rounding differs)."""
+    from autonorm_explorer.experiments.results import load_published
+    pub = load_published("rank-real-scale")
+    cpu = pub.results[pub.results.model == name].set_index("depth")
+    depths = {}
+    for d in REAL_SCALE["depths"]:
+        e, ci = float(prof.jacobian_erank[d]), float(prof.jacobian_erank_ci[d])
+        c, cci = float(cpu.jacobian_erank[d]), float(cpu.jacobian_erank_ci[d])
+        depths[d] = dict(erank=round(e, 4), ci=round(ci, 4), cpu_erank=round(c, 4), cpu_ci=round(cci, 4),
+                         agree=bool(abs(e - c) <= ci + cci))
+    cpu_s = float(pub.provenance["models"][name]["seconds"])
+    return dict(seconds=round(seconds, 1), cpu_seconds=cpu_s, speedup=round(cpu_s / seconds, 1), depths=depths,
+                all_agree=all(v["agree"] for v in depths.values()))
+
+
 def run_notebook_step(nb: str, out: Path, params: dict) -> dict:
     "Execute a notebook with papermill (parameters validated) and return its metrics.json if it wrote one."
     from autonorm_explorer.core.notebooks import run_notebook
@@ -103,6 +140,7 @@ def main(argv=None) -> int:
         dataset="wsj_pos_sample", method="autonorm", epochs=1, device="cuda", out_dir=str(out / "wsj"))))
     step("rank_claims_d512_cuda", lambda: run_notebook_step("nbs/tutorials/rank_claims.ipynb", out / "rank_claims", dict(
         device="cuda", width=512, out_dir=str(out / "rank_claims"))))
+    step("rank_real_scale_gpt2_small", real_scale_rank)
     vit = report["steps"].get("vit_lite_paper_train_step", {})
     if vit.get("ok"):
         step("paper_grid_estimate", lambda: paper_grid_estimate(vit["result"]["cuda_bf16_step_s"]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check: on a CUDA machine, run the experiment notebook for one epoch on CIFAR-shaped synthetic images and
 # on the WSJ text sample (bf16 autocast), the rank_claims tutorial at d = 512 on CUDA, and time the paper's ViT-Lite
-# train step against the CPU; write everything, failures included, to one JSON (OUT_DIR/gpu_check.json).
+# train step against the CPU, and GPT-2 small's real-size rank profile (block_rank_profile's estimate) against the
+# published CPU run; write everything, failures included, to one JSON (OUT_DIR/gpu_check.json).
 #
 #   scripts/gpu_check.sh [OUT_DIR]          (default: $OUT if set, else runs/gpu_check)
 #

@@ -41,3 +41,17 @@ def test_paper_grid_estimate_counts_the_steps():
     with pytest.raises(ValueError, match="step_s=0"):
         load_check().paper_grid_estimate(0)
 
+
+
+def test_real_scale_comparison_agrees_with_itself_and_catches_a_shift():
+    "The GPU step's comparison: the published CPU profile agrees with itself; shifted by 3 of its intervals, not."
+    from autonorm_explorer.experiments.results import load_published
+    mod = load_check()
+    pub = load_published("rank-real-scale").results
+    cpu = pub[pub.model == "gpt2"].set_index("depth")
+    same = mod.compare_with_published(cpu, seconds=10.0)
+    assert same["all_agree"] and set(same["depths"]) == {1, 4, 12}, same
+    assert same["speedup"] == pytest.approx(same["cpu_seconds"] / 10.0, abs=0.05)
+    shifted = cpu.assign(jacobian_erank=cpu.jacobian_erank + 3 * cpu.jacobian_erank_ci)
+    assert not mod.compare_with_published(shifted, seconds=10.0)["all_agree"]
+    assert mod.REAL_SCALE == {k: v for k, v in load_published("rank-real-scale").provenance["settings"].items()}

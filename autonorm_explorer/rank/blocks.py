@@ -402,7 +402,7 @@ def _estimated_jacobian_rows(fns, hs, idx, N, d, chunk_size, estimate_kw, depths
             for pull in reversed(pulls[:l]):                              # J_ℓᵀ (J_ℓ v): vjps back through ℓ..1
                 t = vmap(lambda x, pull=pull: pull(x)[0], chunk_size=chunk_size)(t)
             return t.view(V.shape[0], N, d)[:, idx].reshape(V.shape[0], K)
-        est = estimate_erank(matvec, K, **estimate_kw)
+        est = estimate_erank(matvec, K, **estimate_kw, device=h0.device)           # Lanczos where the model is
         rows.append(dict(jacobian_erank=est.erank / K, jacobian_erank_ci=est.half_width / K,
                          jacobian_log_norm=0.5 * math.log(est.frobenius_sq), jacobian_probes=est.probes,
                          jacobian_steps=est.steps, jacobian_converged=est.converged, jacobian_reached=est.reached))

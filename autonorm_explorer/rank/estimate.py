@@ -38,12 +38,13 @@ bias (our reading: the papers that define the effective rank give no estimator; 
 from __future__ import annotations
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import torch
 from scipy import stats
 
+from ..core.devices import resolve_device
 from ..core.validation import checked
 
 # %% auto #0
@@ -95,6 +96,14 @@ def _erank_gap(dS: np.ndarray, dT: np.ndarray, S: np.ndarray, T: np.ndarray) -> 
     "The erank's relative change from changes (dS, dT) of (S, T), bounded term by term: |dS|/S + |dT − dS·T/S|/S."
     return np.abs(dS) / S + np.abs(dT - dS * T / S) / S                 # invariant under J → cJ, as the erank is
 
+# %% ../../nbs/15_erank_estimate.ipynb #a2245cfd
+def _check_product(w: Any, q: torch.Tensor) -> None:
+    "Refuse a product A q that is not a tensor of q's shape, dtype and device, naming what came back."
+    if not torch.is_tensor(w) or w.shape != q.shape or w.dtype != q.dtype or w.device != q.device:
+        got = (f"{tuple(w.shape)} {w.dtype} on {w.device}" if torch.is_tensor(w) else type(w).__name__)
+        raise ValueError(f"matvec returned {got} for probes {tuple(q.shape)} {q.dtype} on {q.device}; allowed: "
+                         "A applied to each row, in the probes' shape, dtype and device")
+
 # %% ../../nbs/15_erank_estimate.ipynb #fc761f30
 def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch.Tensor, *, max_steps: int = 80,
                    step_rtol: float | Callable[[np.ndarray, np.ndarray], float] = 2e-3) -> dict[str, np.ndarray]:
@@ -106,10 +115,11 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
     (S, T) of all probes, re-read at every step (`estimate_erank` gives the bracket what the probes' spread leaves).
     `matvec` maps [P', n] → [P', n] (A applied to each row). The recurrence's coefficients come back too
     (`alpha` [P, max_steps], `beta` [P, max_steps], zero past a probe's `steps`), so that the rules after any
-    m <= steps can be recomputed: how the bracket closes with m, without running Lanczos again."""
+    m <= steps can be recomputed: how the bracket closes with m, without running Lanczos again. Everything runs on
+    the probes' device (a GPU's, for a model there); `matvec` must answer on it, in the probes' shape."""
     P, n = probes.shape
-    cap = min(max_steps, n)
-    Q = torch.zeros(P, cap + 1, n, dtype=probes.dtype)                  # Lanczos vectors of the active probes
+    cap, dev = min(max_steps, n), probes.device
+    Q = torch.zeros(P, cap + 1, n, dtype=probes.dtype, device=dev)      # Lanczos vectors of the active probes
     Q[:, 0] = probes / probes.norm(dim=1, keepdim=True)
     alpha, beta = np.zeros((P, cap)), np.zeros((P, cap))
     out = {k: np.full(P, np.nan) for k in ("trace_sqrt", "trace_sqrt_log", "frobenius_sq", "gap")}
@@ -118,12 +128,13 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
     for j in range(cap):
         q = Q[:, j]
         w = matvec(q)                                                     # [P', n] = A q
+        if j == 0: _check_product(w, q)
         a = (w * q).sum(1)
         basis = Q[:, : j + 1]                                             # [P', j+1, n], a view: no copy
         for _ in range(2):                                                # "twice is enough" (Parlett)
             w = w - torch.bmm(torch.bmm(basis, w[:, :, None]).transpose(1, 2), basis)[:, 0]
-        b = w.norm(dim=1).numpy()
-        alpha[active, j], beta[active, j] = a.numpy(), b
+        b = w.norm(dim=1).cpu().numpy()                                   # the step's one device-to-host read
+        alpha[active, j], beta[active, j] = a.cpu().numpy(), b
         al, be = alpha[active, : j + 1], beta[active, :j]
         Sg, Tg, Fg = quadrature_traces(_tridiagonal(al, be), n)          # Gauss
         Sr, Tr, _ = quadrature_traces(_radau(al, be, b), n)               # Gauss–Radau, node at 0
@@ -140,8 +151,9 @@ def lanczos_traces(matvec: Callable[[torch.Tensor], torch.Tensor], probes: torch
         keep = ~done
         if not keep.any(): break
         if not keep.all():                                                # Q keeps the active probes only: one
-            Q, w, b = Q[torch.from_numpy(keep)], w[torch.from_numpy(keep)], b[keep]   # copy when some stop
-        Q[:, j + 1] = w / torch.from_numpy(b)[:, None]
+            rows = torch.from_numpy(keep).to(dev)                         # copy when some stop
+            Q, w, b = Q[rows], w[rows], b[keep]
+        Q[:, j + 1] = w / torch.from_numpy(b).to(dev)[:, None]
         active = active[keep]
     return dict(out, steps=steps, converged=converged, alpha=alpha, beta=beta)
 
@@ -207,20 +219,24 @@ def quadrature_budget(rtol: float, S: np.ndarray, T: np.ndarray) -> float:
 @checked(ranges=dict(n=(1, None), rtol=(0.0, 1.0, "low_open"), min_probes=(2, None), max_probes=(2, None),
                      max_steps=(2, None), seed=(0, 2**63 - 1)))
 def estimate_erank(matvec: Callable[[torch.Tensor], torch.Tensor], n: int, *, rtol: float = 0.02,
-                   min_probes: int = 8, max_probes: int = 4096, max_steps: int = 80, seed: int = 0) -> ErankEstimate:
+                   min_probes: int = 8, max_probes: int = 4096, max_steps: int = 80, seed: int = 0,
+                   device: str | torch.device = "cpu") -> ErankEstimate:
     """erank of J from products with A = JᵀJ only, to a 95% interval of half-width `rtol` × the estimate: a first
     round of `min_probes` probes, then rounds sized by `_next_round` from the spread seen so far, until the
     interval is that narrow (or `max_probes` is reached: `reached` is then False). Each probe's Lanczos runs
     until its Gauss/Gauss–Radau bracket is within `quadrature_budget` (half of it enters the interval: the
     quadrature takes what the probes' spread leaves, at least half of the error budget). (*) More probes narrow
     only the spread: when some quadrature did not settle within `max_steps` and the spread is within its half, a
-    wider interval is the quadrature's (raise `max_steps`), and no probe is added."""
+    wider interval is the quadrature's (raise `max_steps`), and no probe is added. The probes are drawn on the CPU
+    from `seed` (the same probes on every device) and the Lanczos vectors live on `device`, where `matvec` runs."""
     check_probe_budget(min_probes, max_probes)
+    device = resolve_device(device)
     gen = torch.Generator().manual_seed(seed)
     runs, count, S0, T0 = [], min_probes, np.zeros(0), np.zeros(0)
     while True:
         budget = lambda S, T, S0=S0, T0=T0: quadrature_budget(rtol, np.concatenate([S0, S]), np.concatenate([T0, T]))
-        runs.append(lanczos_traces(matvec, rademacher_probes(n, count, gen), max_steps=max_steps, step_rtol=budget))
+        probes = rademacher_probes(n, count, gen).to(device)
+        runs.append(lanczos_traces(matvec, probes, max_steps=max_steps, step_rtol=budget))
         cat = {k: np.concatenate([r[k] for r in runs]) for k in runs[0]}
         S0, T0 = cat["trace_sqrt"], cat["trace_sqrt_log"]
         g, hw, spread = _interval(S0, T0, cat["gap"])
