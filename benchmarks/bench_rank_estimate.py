@@ -152,7 +152,7 @@ def bracket(depth: int = 12, probes: int = 2, steps: int = 300) -> int:
         Sg, Tg, _ = quadrature_traces(_tridiagonal(a, b[:, :-1]), n)
         Sr, Tr, _ = quadrature_traces(_radau(a, b[:, :-1], b[:, -1]), n)
         Sm, Tm = (Sg + Sr) / 2, (Tg + Tr) / 2
-        rule = lambda S, T: [round(erank_from_traces(s, x) / n, 4) for s, x in zip(S, T)]
+        rule = lambda S, T: [round(float(erank_from_traces(s, x)) / n, 4) for s, x in zip(S, T)]
         half = np.round(50 * _erank_gap(Sg - Sr, Tg - Tr, Sm, Tm), 2)
         print(f"   m = {m:3d}: Gauss {rule(Sg, Tg)}, Radau {rule(Sr, Tr)}, midpoint {rule(Sm, Tm)}, "
               f"half-gap % {half.tolist()}", flush=True)
