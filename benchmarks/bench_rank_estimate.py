@@ -5,10 +5,10 @@ Prints
   1. exact against estimate at the largest size `method="auto"` still computes exactly (K = tokens × width =
      2048: a GPT-2 of width 128 on 16 tokens, 4 blocks, random init from a config), with the largest deviation
      of the estimate from the exact erank/K and whether each 95% interval covers it;
-  1b. the products themselves at real width (GPT-2 small's first 2 blocks, 128 tokens, 4 probes, 10 Lanczos
-     steps at depth 2): tangents by `tangent_map` (torch.func.linearize, forward pass once; traced from the first
-     product) against a `jvp` per product (forward pass every time), side by side, and the largest difference of
-     the two estimates;
+  1b. the products themselves at real width: one GPT-2 small block's 4 tangents by `jvp` (forward pass every
+     time) and by `tangent_map`'s trace (torch.func.linearize: forward pass once), and the trace's own cost; then
+     the estimate at depth 2 of GPT-2 small's first 2 blocks (4 probes x 40 Lanczos steps) with the default
+     rule (jvp, then a trace after TRACE_AFTER_TANGENTS tangents), jvp only and traced at once, side by side;
   3. with --bracket: how the Gauss/Gauss-Radau bracket closes with the Lanczos steps at real size (GPT-2 small,
      depth 12, 2 probes run to 300 steps without stopping): each probe's Gauss, Radau and midpoint erank/K and
      the half-gap after m steps, recomputed from the recurrence's coefficients;
@@ -102,24 +102,49 @@ def main(argv=None):
     return _real(a) if a.real else 0
 
 
+def _best(fn, rounds: int = 3) -> float:
+    "The fastest of `rounds` timed calls of fn()."
+    out = []
+    for _ in range(rounds):
+        t = time.perf_counter(); fn(); out.append(time.perf_counter() - t)
+    return min(out)
+
+
 def products() -> None:
-    "Part 1b: the same estimate with linearized tangents and with a jvp per product, side by side."
+    """Part 1b: one block's tangent products by jvp and by a trace, and what the trace costs; then the whole estimate
+    with the default rule (jvp for a block's first TRACE_AFTER_TANGENTS tangents, then its trace) against jvp only
+    and traced from the first product, side by side."""
     model, inputs = real("gpt2", 2)
-    kw = dict(method="estimate", representation=False, depths=[2], min_probes=4, max_probes=4, max_steps=10)
-    after = blocks_module.TRACE_AFTER_TANGENTS
+    m = blocks_module._as_float64(model)
+    blks = blocks_module.residual_blocks(m)
+    with torch.no_grad(), blocks_module.sdpa_kernel([blocks_module.SDPBackend.MATH]):
+        h0, calls, _ = blocks_module.capture_calls(m, inputs, blks)
+        f = lambda z: calls[0](blks[0], z)
+        T = torch.randn(4, *h0.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+        by_jvp = _best(lambda: blocks_module.vmap(lambda t: blocks_module.jvp(f, (h0,), (t,))[1])(T))
+        t = time.perf_counter(); traced = blocks_module.tangent_map(f, h0); trace_s = time.perf_counter() - t
+        by_trace = _best(lambda: blocks_module.vmap(traced)(T))
+    print(f"1b. one GPT-2 small block, 128 tokens, 4 tangents: jvp {by_jvp:.2f} s, traced {by_trace:.2f} s; the trace "
+          f"(linearize and its check) {trace_s:.1f} s, repaid after {4 * trace_s / max(by_jvp - by_trace, 1e-9):.0f} "
+          f"tangents (the default traces a block after {blocks_module.TRACE_AFTER_TANGENTS})")
+    kw = dict(method="estimate", representation=False, depths=[2], min_probes=4, max_probes=4, max_steps=40)
+    default = blocks_module.TRACE_AFTER_TANGENTS
     seconds, eranks = {}, {}
-    for how in ("linearize", "jvp", "jvp", "linearize"):              # each twice, the best of each kept
-        blocks_module.TRACE_AFTER_TANGENTS = 0 if how == "linearize" else 10**9   # traced at once, or never
+    for how in ("default", "jvp only", "traced at once") * 2:          # each twice, the best of each kept
+        blocks_module.TRACE_AFTER_TANGENTS = {"default": default, "jvp only": 10**9, "traced at once": 0}[how]
         try:
             t = time.perf_counter(); prof = block_rank_profile(model, inputs, **kw)
             seconds.setdefault(how, []).append(time.perf_counter() - t)
         finally:
-            blocks_module.TRACE_AFTER_TANGENTS = after
+            blocks_module.TRACE_AFTER_TANGENTS = default
         eranks[how] = float(prof.jacobian_erank[2])
-    lin, jv = min(seconds["linearize"]), min(seconds["jvp"])
-    print(f"1b. GPT-2 small, 2 blocks, 128 tokens (K = 98,304), depth 2, 4 probes x 10 steps: linearized tangents "
-          f"{lin:.1f} s, jvp per product {jv:.1f} s (linearize/jvp = {lin / jv:.2f}); "
-          f"|difference| of erank/K {abs(eranks['linearize'] - eranks['jvp']):.1e}")
+    best = {k: min(v) for k, v in seconds.items()}
+    spread = max(eranks.values()) - min(eranks.values())
+    steps = prof.attrs["steps"][2]
+    print(f"    the estimate at depth 2 (K = 98,304), 4 probes x {steps} steps ({4 * steps} tangents per block): "
+          f"default {best['default']:.1f} s, jvp only {best['jvp only']:.1f} s, traced at once "
+          f"{best['traced at once']:.1f} s (default/jvp only = {best['default'] / best['jvp only']:.2f}); largest "
+          f"difference of erank/K between them {spread:.1e}")
 
 
 class _Recorded(Exception):
