@@ -340,7 +340,7 @@ def tangent_map(f: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor) -> C
     """t ↦ (∂f/∂h) t at the fixed point `h`, for the many products of stochastic Lanczos quadrature. `jvp(f, (h,),
     (t,))` runs f's forward pass again at every call; `torch.func.linearize` runs it once and keeps only the
     tangent's operations (a traced graph with f's intermediates as constants): on a GPT-2 small block, 4 tangents
-    took 0.14 to 0.18 s against jvp's 0.27 to 0.31 s (`benchmarks/bench_rank_estimate.py`, part 1b). A trace
+    took 0.14 to 0.21 s against jvp's 0.27 to 0.31 s (`benchmarks/bench_rank_estimate.py`, part 1b). A trace
     replays what it recorded, so a block that mutates an intermediate in place (T5's relative-position buckets,
     `+=` on a tensor the trace keeps as a constant) would drift from call to call: the trace is used only if two
     calls on a random tangent both equal `jvp`'s; otherwise, or if the block cannot be traced, every product is a
