@@ -36,9 +36,10 @@ def _fixed_random_state():
 # Under xdist each test file goes whole to whichever worker is free, in collection order: a long file handed out
 # last is the run's tail (the docs site once finished alone, 15 min after everything else). The longest files,
 # by the suite's --durations, go first; the order inside a file, and the rest of the order, do not change.
-LONGEST_FIRST = ("test_docs_site.py", "test_course.py", "test_slurm.py", "test_wheel_install.py",
-                 "test_app_browser.py", "test_widgets_browser.py", "test_gate_widgets_browser.py",
-                 "test_course_autonorm.py", "test_course_depth.py", "test_harness_experiments.py")
+LONGEST_FIRST = ("test_docs_site.py", "test_harness_experiments.py", "test_slurm.py", "test_user_guide.py",
+                 "test_wheel_install.py", "test_app_browser.py", "test_harness_sweep.py", "test_gate_widgets.py",
+                 "test_widgets_browser.py", "test_gate_widgets_browser.py", "test_course_autonorm.py",
+                 "test_course_depth.py")
 
 
 def pytest_collection_modifyitems(config, items):

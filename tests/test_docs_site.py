@@ -82,6 +82,23 @@ def test_every_page_exists_with_its_figures_and_no_error(site):
     assert "A static snapshot of the live explorer" in explorers
 
 
+def test_every_lesson_ran_under_papermill_and_its_solutions_passed(site):
+    """Every lesson in nbs/course ran under papermill at its test size (IN_TEST=1) for the site, with papermill
+    finding its parameters, and each exercise's solution printed its own check's ✓: one execution of the course
+    serves the site and this test."""
+    from autonorm_explorer.core.notebooks import notebook_parameters
+    from test_course import LESSONS, cells, tags
+    assert len(LESSONS) >= 10, LESSONS
+    missing = [nb.name for nb in LESSONS if f"course/{nb.name}" not in site["executed"]]
+    assert not missing, f"lessons the site did not execute: {missing}"
+    for nb in LESSONS:
+        assert notebook_parameters(nb), f"{nb.name}: papermill finds no parameters"
+        executed = site["executed"][f"course/{nb.name}"]
+        printed = "".join("".join(o.get("text", "")) for c in executed.cells for o in c.get("outputs", []))
+        n_ex = sum("exercise" in tags(c) for c in cells(nb))
+        assert n_ex and printed.count("✓ L") >= n_ex, f"{nb.name}: {printed.count('✓ L')} checks passed of {n_ex}"
+
+
 def test_navigation_search_launch_links_and_reference(site):
     out, index = site["out"], (site["out"] / "index.html").read_text()
     for rel in [*site["sections"]["course"], *site["sections"]["explorers"], "figures.ipynb", "api/explore.rank.ipynb"]:
