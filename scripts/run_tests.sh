@@ -33,7 +33,7 @@ fi
 
 echo "== 3/5 style and import layers: ruff, no import cycles, no import above its layer"; mark style
 $V/ruff check --no-cache autonorm_explorer || fail "style" "ruff found the problems above (rules in pyproject.toml's [tool.ruff]); fix them in the notebooks and re-export."
-$V/python -m pytest -q -p no:cacheprovider tests/test_package_shape.py || fail "style" "See tests/test_package_shape.py: each domain's MAY_IMPORT (in its __init__.py) is the declared import order."
+$V/python -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" tests/test_package_shape.py || fail "style" "See tests/test_package_shape.py: each domain's MAY_IMPORT (in its __init__.py) is the declared import order."
 
 echo "== 4/5 nbdev-test: every notebook runs and its tests pass"; mark nbdev-test
 $V/nbdev-test --n-workers 2 --timing || fail "nbdev-test" "A notebook failed (its name is listed above)."
