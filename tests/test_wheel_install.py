@@ -170,6 +170,7 @@ def test_a_tutorial_with_papermill(installed):
              "print(shipped_path('notebooks', 'tutorials', 'rank_of_real_transformers.ipynb'))").stdout.strip()
     env = {**installed["env"], "IN_TEST": "1"}          # the tutorial's own small sizes
     run(installed, installed["py"], "-m", "papermill", nb, "out.ipynb", "-k", "autonorm-explorer",
+        "--engine", "autonorm",                         # the engine the wheel registers
         "-p", "text", "False", "-p", "out_dir", "tutorial", env=env, timeout=240)
     assert any((installed["cwd"] / "tutorial").iterdir())
 

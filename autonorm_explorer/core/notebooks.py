@@ -25,8 +25,9 @@ import nbformat
 from .validation import check_choice, check_range, check_type, checked
 
 # %% auto #0
-__all__ = ['PROJECT_KERNEL', 'PARAMETER_CHECKS', 'default_kernel', 'notebook_parameters', 'declared_types', 'fits_type',
-           'parameter_problems', 'validate_parameters', 'check_kernel', 'check_output_path', 'run_notebook']
+__all__ = ['PROJECT_KERNEL', 'PARAMETER_CHECKS', 'POLL_SLICE_S', 'default_kernel', 'notebook_parameters', 'declared_types',
+           'fits_type', 'parameter_problems', 'validate_parameters', 'check_kernel', 'check_output_path',
+           'SlicedPollChannel', 'SteadyKernelClient', 'SteadyKernelManager', 'SteadyEngine', 'run_notebook']
 
 # %% ../../nbs/06_notebooks.ipynb #0e367387
 PROJECT_KERNEL = "autonorm-explorer"  # kernelspec that `make demo` / `make test` register for the venv
@@ -121,12 +122,66 @@ def check_output_path(nb_path: str | os.PathLike, out_path: str | os.PathLike) -
     return nb_path, out_path
 
 
+# %% ../../nbs/06_notebooks.ipynb #cf5fa34d
+import asyncio, time
+from queue import Empty
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import DottedObjectName, Type
+
+POLL_SLICE_S = 1.0   # the longest single poll of a kernel channel (s): a missed wake-up costs at most this
+
+class SlicedPollChannel(AsyncZMQSocketChannel):
+    "A kernel channel whose wait for a message is a series of fresh polls, each at most `POLL_SLICE_S` long."
+    async def get_msg(self, timeout: float | None = None) -> dict[str, Any]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = POLL_SLICE_S if deadline is None else max(0.0, min(POLL_SLICE_S, deadline - time.monotonic()))
+            if await self.socket.poll(int(left * 1000)): return await self._recv()
+            if deadline is not None and time.monotonic() >= deadline: raise Empty
+
+# %% ../../nbs/06_notebooks.ipynb #76eb5de0
+class SteadyKernelClient(AsyncKernelClient):
+    "jupyter_client's async kernel client with `SlicedPollChannel` for every request/reply and output channel."
+    shell_channel_class = Type(SlicedPollChannel)
+    iopub_channel_class = Type(SlicedPollChannel)
+    stdin_channel_class = Type(SlicedPollChannel)
+    control_channel_class = Type(SlicedPollChannel)
+
+class SteadyKernelManager(AsyncKernelManager):
+    "The async kernel manager nbclient uses, handing out `SteadyKernelClient`s."
+    client_class = DottedObjectName("autonorm_explorer.core.notebooks.SteadyKernelClient")
+    client_factory = Type(default_value=SteadyKernelClient, klass=AsyncKernelClient)
+
+# %% ../../nbs/06_notebooks.ipynb #39023ddf
+class SteadyEngine:
+    """papermill's nbclient engine run with `SteadyKernelManager`: `papermill --engine autonorm` on the command
+    line. It delegates to `NBClientEngine`, imported on first use: papermill loads its engines while it is itself
+    being imported, so a subclass defined at this module's import would import papermill in a cycle."""
+    @staticmethod
+    def _nbclient_engine():
+        from papermill.engines import NBClientEngine
+        return NBClientEngine
+
+    @classmethod
+    def execute_notebook(cls, nb, kernel_name, **kwargs):
+        kwargs.setdefault("kernel_manager_class", SteadyKernelManager)
+        return cls._nbclient_engine().execute_notebook(nb, kernel_name, **kwargs)
+
+    @classmethod
+    def nb_kernel_name(cls, nb, name=None): return cls._nbclient_engine().nb_kernel_name(nb, name)
+
+    @classmethod
+    def nb_language(cls, nb, language=None): return cls._nbclient_engine().nb_language(nb, language)
+
+
 # %% ../../nbs/06_notebooks.ipynb #8df9862b
 @checked(ranges={"timeout": (0, None, "low_open")})
 def run_notebook(nb_path: str | os.PathLike, out_path: str | os.PathLike, parameters: Mapping[str, Any] | None = None,
                  kernel_name: str | None = None, cwd: str | os.PathLike | None = None,
                  timeout: float | None = None, log_output: bool = False) -> Path:
-    "Execute `nb_path` with papermill into `out_path` after validating `parameters`; return the output path."
+    "Execute `nb_path` with papermill (`SteadyKernelManager`) into `out_path` after validating `parameters`."
     import papermill as pm
     nb_path, out_path = check_output_path(nb_path, out_path)
     params = validate_parameters(nb_path, parameters)
@@ -136,5 +191,5 @@ def run_notebook(nb_path: str | os.PathLike, out_path: str | os.PathLike, parame
     out_path.parent.mkdir(parents=True, exist_ok=True)
     pm.execute_notebook(str(nb_path), str(out_path), parameters=params, kernel_name=kernel_name,
                         cwd=str(cwd or nb_path.parent), execution_timeout=timeout, log_output=log_output,
-                        progress_bar=False)
+                        progress_bar=False, kernel_manager_class=SteadyKernelManager)   # waits that cannot stall
     return out_path

@@ -150,6 +150,7 @@ def execute(nb: str | Path, out: str | Path, outputs: str | Path, kernel: str, q
     nb, out = Path(nb).resolve(), Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "papermill", str(nb), str(out.resolve()), "-k", kernel, "--cwd", str(nb.parent),
+           "--engine", "autonorm",                  # core.notebooks.SteadyEngine: kernel waits that cannot stall
            "--no-progress-bar", "--execution-timeout", str(int(timeout))]
     if "out_dir" in notebook_parameters(nb):
         Path(outputs).mkdir(parents=True, exist_ok=True)
