@@ -187,23 +187,49 @@ def offline(page, allow=("file:", "data:", "blob:", "about:", "http://127.0.0.1"
 
 
 def watch(page) -> dict:
-    "Collect the console errors, page errors and failed requests of `page` into lists of a dict."
-    seen = dict(errors=[], failed=[])
+    """Collect the console errors, page errors and failed requests of `page`. Each request is tagged with the
+    document that made it (its own URL for a navigation), so a request that fails after its page was left is
+    never blamed on the page that came next."""
+    seen = dict(errors=[], failed=[], doc={}, pending=set())
+    def started(r):
+        seen["doc"][r] = r.url if r.is_navigation_request() else page.url
+        seen["pending"].add(r)
+    def ended(r, why=None):
+        seen["pending"].discard(r)
+        doc = seen["doc"].pop(r, page.url)
+        if why: seen["failed"].append((doc, why))
     page.on("console", lambda m: m.type == "error" and seen["errors"].append(m.text))
     page.on("pageerror", lambda e: seen["errors"].append(str(e)))
-    page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url[:100]} ({r.failure})"))
-    page.on("response", lambda r: r.status >= 400 and seen["failed"].append(f"{r.url[:100]} (HTTP {r.status})"))
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", lambda r: ended(r, f"{r.url[:100]} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and seen["failed"].append(
+        (seen["doc"].get(r.request, page.url), f"{r.url[:100]} (HTTP {r.status})")))
     return seen
 
 
+SETTLE_S = 10   # how long a page's requests may still run after its load event (MathJax asks for fonts then)
+
+
 def page_problems(page, url: str, path: Path, seen: dict) -> dict:
-    "Open `url` (the built file `path`) in `page` and return its report: problems found, and what was measured."
-    seen["errors"].clear(); seen["failed"].clear()
+    """Open `url` (the built file `path`) in `page` and return its report: problems found, and what was measured.
+    The page's requests still running after `load` (fonts MathJax asks for) are waited for, up to `SETTLE_S`,
+    so that their failures count for this page and the next navigation does not cut them off."""
+    seen["errors"].clear(); seen["failed"].clear(); seen["pending"].clear()
     t0 = time.monotonic()
     page.goto(url, wait_until="load")
+    here = page.url
     rep = page.evaluate(PAGE_REPORT_JS)
     rep["seconds"] = time.monotonic() - t0
+    deadline = time.monotonic() + SETTLE_S
+    while any(seen["doc"].get(r) == here for r in seen["pending"]) and time.monotonic() < deadline:
+        page.wait_for_timeout(25)
     rep["raw_tex"] = raw_tex(rep.pop("text"))
     rep["broken_links"] = broken_internal_links(path, rep.pop("links"))
-    rep["console_errors"], rep["failed_requests"] = list(seen["errors"]), list(seen["failed"])
+    failed = [why for doc, why in seen["failed"] if doc == here]
+    failed += [f"{why}, after its page {doc} was left" for doc, why in seen["failed"]   # a late fault is still one;
+               if doc != here and "ERR_ABORTED" not in why]         # a request cut off by leaving its page is not
+    failed += [f"{r.url[:100]} (still loading {SETTLE_S} s after load)" for r in seen["pending"]
+               if seen["doc"].get(r) == here]
+    rep["console_errors"], rep["failed_requests"] = list(seen["errors"]), failed
     return rep

@@ -8,7 +8,7 @@ The build runs the landing notebook, the course and the explorers notebook with 
 the tutorials are left out (make docs adds them). Screenshots go to tests/artifacts/ (gitignored).
 Skipped only when chromium or playwright is missing and CI is not "true".
 """
-import json, os, re, subprocess
+import json, os, re, subprocess, time
 from pathlib import Path
 
 import nbformat
@@ -269,12 +269,33 @@ def test_the_page_checker_flags_raw_tex_a_broken_link_and_a_wide_line(tmp_path):
         (tmp_path / name).write_text(f"<!doctype html><html><body><main>{body}</main></body></html>")
     (tmp_path / "fine.html").write_text("<!doctype html><html><body><main><p id='a'>x<sub>1</sub></p>"
                                         "<a href='#a'>a</a></main></body></html>")
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        offline(page)
-        seen = watch(page)
-        found = {p.name: problems_of(page_problems(page, p.as_uri(), p, seen)) for p in sorted(tmp_path.glob("*.html"))}
+    # a stylesheet asked for at load, answered 404 after 0.4 s (as a MathJax font arrives after load): its fault is
+    # this page's, not the next page's (served over HTTP, since only a server can answer late)
+    (tmp_path / "late_fault.html").write_text(
+        "<!doctype html><html><body><main><p>late</p></main><script>addEventListener('load', () => {"
+        "const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = 'slow_missing.css';"
+        "document.head.append(l); });</script></body></html>")
+    import functools, http.server, threading
+    class Slow(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def do_GET(self):
+            if self.path.endswith("slow_missing.css"): time.sleep(0.4)
+            super().do_GET()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Slow, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            offline(page)
+            seen = watch(page)
+            found = {p.name: problems_of(page_problems(page, base + p.name if p.name == "late_fault.html" else p.as_uri(),
+                                                       p, seen)) for p in sorted(tmp_path.glob("*.html"))}
+    finally:
+        server.shutdown()
     assert found["fine.html"] == [], found
+    late = found["late_fault.html"]                    # the 404 shows as a failed request and as a console error
+    assert any("slow_missing.css (HTTP 404)" in x for x in late) and all("404" in x or "slow_missing" in x for x in late), found
     assert len(found["raw_tex.html"]) == 1 and found["raw_tex.html"][0].startswith("raw_tex"), found
     assert len(found["broken_link.html"]) == 1 and "no_such_page.html" in found["broken_link.html"][0], found
     assert "#nowhere" in found["broken_link.html"][0]
