@@ -123,12 +123,12 @@ def check_output_path(nb_path: str | os.PathLike, out_path: str | os.PathLike) -
 
 
 # %% ../../nbs/06_notebooks.ipynb #cf5fa34d
-import asyncio, time
+import time
 from queue import Empty
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import DottedObjectName, Type
+from traitlets import Type
 
 POLL_SLICE_S = 1.0   # the longest single poll of a kernel channel (s): a missed wake-up costs at most this
 
@@ -151,8 +151,7 @@ class SteadyKernelClient(AsyncKernelClient):
 
 class SteadyKernelManager(AsyncKernelManager):
     "The async kernel manager nbclient uses, handing out `SteadyKernelClient`s."
-    client_class = DottedObjectName("autonorm_explorer.core.notebooks.SteadyKernelClient")
-    client_factory = Type(default_value=SteadyKernelClient, klass=AsyncKernelClient)
+    client_factory = Type(default_value=SteadyKernelClient, klass=AsyncKernelClient)   # what .client() builds
 
 # %% ../../nbs/06_notebooks.ipynb #39023ddf
 class SteadyEngine:
